@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: Apache-2.0
+# Build options. MPI, PMIx, CUDA and NCCL are AUTO by default: used when found, skipped
+# (and listed as disabled in the feature summary) when not. ON makes a missing one an error.
+include(CMakeDependentOption)
+
+set(_hvd_tristate AUTO ON OFF)
+foreach(feature MPI PMIX CUDA NCCL)
+  set(HVD_WITH_${feature} AUTO CACHE STRING "Build with ${feature} (AUTO, ON or OFF)")
+  set_property(CACHE HVD_WITH_${feature} PROPERTY STRINGS ${_hvd_tristate})
+endforeach()
+option(HVD_BUILD_TESTS "Build the test suite" ON)
+option(HVD_WERROR "Treat compiler warnings as errors" OFF)
+
+# hvd_resolve_feature(NAME FOUND): sets HVD_HAVE_<NAME> to 1 or 0 from the option and
+# whether the package was found; fails configuration when the option is ON but it is missing.
+function(hvd_resolve_feature name found)
+  set(have 0)
+  if(NOT HVD_WITH_${name} STREQUAL "OFF")
+    if(${found})
+      set(have 1)
+    elseif(HVD_WITH_${name} STREQUAL "ON")
+      message(FATAL_ERROR "HVD_WITH_${name}=ON but ${name} was not found")
+    endif()
+  endif()
+  set(HVD_HAVE_${name} ${have} PARENT_SCOPE)
+  add_feature_info(${name} have "HVD_WITH_${name}=${HVD_WITH_${name}}")
+endfunction()
+
+# Always required.
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(yaml-cpp REQUIRED)
+if(NOT TARGET yaml-cpp::yaml-cpp)   # Debian 12 ships yaml-cpp 0.7, whose target is unscoped
+  add_library(yaml-cpp::yaml-cpp ALIAS yaml-cpp)
+endif()
+pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
+set_package_properties(hwloc PROPERTIES TYPE REQUIRED PURPOSE "CPU/NUMA binding of ranks")
+
+# Optional.
+if(NOT HVD_WITH_MPI STREQUAL "OFF")
+  find_package(MPI COMPONENTS C CXX)
+endif()
+hvd_resolve_feature(MPI MPI_CXX_FOUND)
+
+if(NOT HVD_WITH_PMIX STREQUAL "OFF")
+  pkg_check_modules(PMIX IMPORTED_TARGET pmix)
+endif()
+hvd_resolve_feature(PMIX PMIX_FOUND)
+
+if(NOT HVD_WITH_CUDA STREQUAL "OFF")
+  if(NOT DEFINED CUDAToolkit_ROOT AND EXISTS /usr/local/cuda)
+    set(CUDAToolkit_ROOT /usr/local/cuda)
+  endif()
+  find_package(CUDAToolkit)
+endif()
+hvd_resolve_feature(CUDA CUDAToolkit_FOUND)
+
+if(HVD_HAVE_CUDA AND NOT HVD_WITH_NCCL STREQUAL "OFF")
+  find_package(NCCL 2.18)
+endif()
+hvd_resolve_feature(NCCL NCCL_FOUND)
+
+if(HVD_BUILD_TESTS)
+  find_package(doctest REQUIRED)
+endif()

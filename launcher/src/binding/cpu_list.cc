@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "binding/cpu_list.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "hvd/error.h"
+
+namespace hvd::launcher::binding {
+namespace {
+
+// Far above any real CPU number (Linux caps NR_CPUS at 8192), low enough that a typo such as
+// "0-4000000000" fails fast instead of allocating gigabytes.
+constexpr int kMaxCpu = 65535;
+
+std::string_view trim(std::string_view s) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// A whole-string non-negative decimal no larger than kMaxCpu; -1 otherwise.
+int parse_cpu_number(std::string_view s) {
+  if (s.empty() || s.front() == '-') return -1;  // from_chars would accept a sign
+  int value = -1;
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
+  if (ec != std::errc() || ptr != end) return -1;
+  return value <= kMaxCpu ? value : -1;
+}
+
+void sort_unique(std::vector<int>& cpus) {
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+}
+
+}  // namespace
+
+std::string format_cpu_list(const std::vector<int>& cpus) {
+  std::vector<int> sorted = cpus;
+  sort_unique(sorted);
+  HVD_CHECK(sorted.empty() || sorted.front() >= 0, "negative CPU number ", sorted.front());
+  std::string out;
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(sorted[i]);
+    if (j > i) out += str_cat('-', sorted[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<int> parse_cpu_list(std::string_view text) {
+  const std::string_view body = trim(text);
+  std::vector<int> cpus;
+  if (body.empty()) return cpus;
+  size_t start = 0;
+  while (start <= body.size()) {
+    const size_t comma = std::min(body.find(',', start), body.size());
+    const std::string_view piece = body.substr(start, comma - start);
+    const size_t dash = piece.find('-');
+    const int first = parse_cpu_number(piece.substr(0, dash));
+    const int last =
+        dash == std::string_view::npos ? first : parse_cpu_number(piece.substr(dash + 1));
+    if (first < 0 || last < first) {
+      throw ConfigError(str_cat("cpu list '", body, "': '", piece,
+                                "' is not a CPU number or an ascending range N-M (0..", kMaxCpu,
+                                ")"));
+    }
+    for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
+    start = comma + 1;
+  }
+  sort_unique(cpus);
+  return cpus;
+}
+
+}  // namespace hvd::launcher::binding

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "check/build_report.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "config/data_dirs.h"
+#include "check/slurm_probe.h"
+#include "hvd/build_config.h"
+#include "hvd/env_keys.h"
+#include "hvd/error.h"
+
+namespace hvd::launcher::check {
+namespace {
+
+// dlopen says whether the library and its dependencies load here; the handle is released at
+// once because nothing is called.
+std::string try_load(const std::string& library) {
+  if (library.empty()) return "no library recorded";
+  void* handle = dlopen(library.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    return why != nullptr ? why : "dlopen failed";
+  }
+  dlclose(handle);
+  return {};
+}
+
+Feature library_feature(const std::string& name, bool built, const std::string& library,
+                        const std::string& version) {
+  Feature f{name, built, false, ""};
+  if (!built) {
+    f.detail = "not built in";
+    return f;
+  }
+  const std::string error = try_load(library);
+  f.loadable = error.empty();
+  f.detail = f.loadable ? version : "built in, but cannot load: " + error;
+  return f;
+}
+
+Feature ring_feature(const std::string& name) {
+  const bool built = HVD_HAVE_RING != 0;
+  return Feature{name, built, built,
+                 built ? "" : "not built in: the runtime is not part of this build yet"};
+}
+
+// CUDA and NCCL libraries load on any machine; running them needs the NVIDIA driver too.
+Feature gpu_feature(const std::string& name, bool built, const std::string& library,
+                    const std::string& version) {
+  Feature f = library_feature(name, built, library, version);
+  if (f.available()) {
+    const std::string driver = try_load("libcuda.so.1");
+    f.loadable = driver.empty();
+    if (!f.loadable) f.detail = "built in, but no NVIDIA driver: " + driver;
+  }
+  return f;
+}
+
+void add_profiles_from(const std::string& dir, std::vector<ProfileEntry>& out) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return;
+  std::vector<ProfileEntry> found;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const auto& p = entry.path();
+    if (p.extension() == ".yaml" || p.extension() == ".yml") {
+      found.push_back({p.stem().string(), p.string()});
+    }
+  }
+  std::sort(found.begin(), found.end(),
+            [](const ProfileEntry& a, const ProfileEntry& b) { return a.name < b.name; });
+  out.insert(out.end(), found.begin(), found.end());
+}
+
+void print_section(std::ostringstream& out, const std::string& title,
+                   const std::vector<Feature>& features) {
+  out << title << ":\n";
+  for (const Feature& f : features) {
+    out << "    [" << (f.available() ? 'X' : ' ') << "] " << f.name;
+    if (!f.detail.empty()) out << " (" << f.detail << ")";
+    out << "\n";
+  }
+  out << "\n";
+}
+
+}  // namespace
+
+std::vector<std::string> profile_dirs(const EnvMap& env) {
+  std::vector<std::string> dirs;
+  const std::string data = config::data_dir();
+  if (!data.empty()) dirs.push_back(data + "/site-profiles");
+  std::stringstream extra(env_or(env, env::kProfilePath, ""));
+  for (std::string dir; std::getline(extra, dir, ':');) {
+    if (!dir.empty()) dirs.push_back(dir);
+  }
+  const std::string home = env_or(env, "HOME", "");
+  if (!home.empty()) dirs.push_back(home + "/.config/hvdrun");
+  return dirs;
+}
+
+BuildReport gather_build_report(const EnvMap& env) {
+  BuildReport r;
+  r.version = HVD_VERSION;
+  r.controllers = {
+      library_feature("MPI", HVD_HAVE_MPI != 0, HVD_MPI_LIBRARY, HVD_MPI_VERSION),
+      library_feature("PMIx", HVD_HAVE_PMIX != 0, HVD_PMIX_LIBRARY, ""),
+      ring_feature("TCP"),
+  };
+  r.tensor_operations = {
+      gpu_feature("NCCL", HVD_HAVE_NCCL != 0, HVD_NCCL_LIBRARY, HVD_NCCL_VERSION),
+      library_feature("MPI", HVD_HAVE_MPI != 0, HVD_MPI_LIBRARY, HVD_MPI_VERSION),
+      ring_feature("Built-in ring"),
+      gpu_feature("CUDA", HVD_HAVE_CUDA != 0, HVD_CUDART_LIBRARY, HVD_CUDA_VERSION),
+  };
+  const SrunInfo srun = probe_srun(env);
+  const std::string srun_text =
+      srun.path.empty() ? "srun not found in PATH"
+                        : "found " + srun.path + " (" +
+                              (srun.version.empty() ? "version unknown" : srun.version) + ")";
+  r.launchers = {
+      Feature{"local", true, true, ""},
+      // Not [X] until hvdrun can launch inside an allocation; srun alone is not enough.
+      Feature{"Slurm", false, !srun.path.empty(),
+              srun_text + "; launching inside allocations is not built yet"},
+  };
+  r.profiles.push_back({"local", ""});
+  for (const std::string& dir : profile_dirs(env)) add_profiles_from(dir, r.profiles);
+  return r;
+}
+
+std::string format_text(const BuildReport& r) {
+  std::ostringstream out;
+  out << "hvdrun v" << r.version << ":\n\n";
+  print_section(out, "Available Controllers", r.controllers);
+  print_section(out, "Available Tensor Operations", r.tensor_operations);
+  print_section(out, "Launchers", r.launchers);
+  out << "Site profiles found:\n";
+  for (const ProfileEntry& p : r.profiles) {
+    out << "    " << p.name << " (" << (p.path.empty() ? "embedded" : p.path) << ")\n";
+  }
+  return out.str();
+}
+
+nlohmann::json to_json(const BuildReport& r) {
+  auto section = [](const std::vector<Feature>& features) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Feature& f : features) {
+      list.push_back({{"name", f.name}, {"available", f.available()}, {"built", f.built},
+                      {"loadable", f.loadable}, {"detail", f.detail}});
+    }
+    return list;
+  };
+  nlohmann::json profiles = nlohmann::json::array();
+  for (const ProfileEntry& p : r.profiles) {
+    profiles.push_back({{"name", p.name},
+                        {"path", p.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.path)}});
+  }
+  return {{"version", r.version},
+          {"controllers", section(r.controllers)},
+          {"tensor_operations", section(r.tensor_operations)},
+          {"launchers", section(r.launchers)},
+          {"site_profiles", profiles}};
+}
+
+}  // namespace hvd::launcher::check

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/argv_compat.h"
+
+#include <map>
+
+namespace hvd::launcher::cli {
+namespace {
+
+const std::map<std::string, std::string>& aliases() {
+  static const std::map<std::string, std::string> table = {
+      {"-np", "--num-proc"}, {"-cb", "--check-build"}, {"-hostfile", "--hostfile"}};
+  return table;
+}
+
+}  // namespace
+
+std::vector<std::string> normalize_horovodrun_args(const std::vector<std::string>& args,
+                                                   const std::set<std::string>& takes_value) {
+  std::vector<std::string> out = args;
+  for (size_t i = 1; i < out.size(); ++i) {  // out[0] is the program name
+    std::string& word = out[i];
+    if (word == "--" || word.empty() || word[0] != '-' || word == "-") break;
+    const auto eq = word.find('=');
+    const std::string name = word.substr(0, eq);
+    if (const auto alias = aliases().find(name); alias != aliases().end()) {
+      word = alias->second + (eq == std::string::npos ? "" : word.substr(eq));
+    }
+    const std::string canonical = word.substr(0, word.find('='));
+    if (eq == std::string::npos && takes_value.count(canonical) > 0) ++i;  // skip its value
+  }
+  return out;
+}
+
+}  // namespace hvd::launcher::cli

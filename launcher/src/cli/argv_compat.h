@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// horovodrun spells some options with one dash and several letters (-np, -cb, -hostfile), which
+// CLI11 reads as bundles of short flags. These are rewritten to their long forms before parsing,
+// but only in hvdrun's own part of the command line: nothing from the program onwards changes.
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace hvd::launcher::cli {
+
+/// Rewrites -np, -cb and -hostfile (also as -np=4) to --num-proc, --check-build and --hostfile.
+/// Scanning stops at "--" or at the first word that is neither an option nor the value of one;
+/// `takes_value` names the options (all spellings) that consume the next word.
+std::vector<std::string> normalize_horovodrun_args(const std::vector<std::string>& args,
+                                                   const std::set<std::string>& takes_value);
+
+}  // namespace hvd::launcher::cli

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/check_build_cmd.h"
+
+#include <iostream>
+
+#include "check/build_report.h"
+
+namespace hvd::launcher::cli {
+
+int run_check_build(bool json, const EnvMap& env) {
+  const check::BuildReport report = check::gather_build_report(env);
+  if (json) {
+    std::cout << check::to_json(report).dump(2) << std::endl;
+  } else {
+    std::cout << check::format_text(report) << std::flush;
+  }
+  return 0;
+}
+
+}  // namespace hvd::launcher::cli

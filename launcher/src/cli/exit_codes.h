@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// hvdrun's exit codes, one per kind of failure, so scripts can tell them apart.
+
+#include "hvd/error.h"
+
+namespace hvd::launcher::cli {
+
+inline constexpr int kExitUsage = 2;      // bad command line
+inline constexpr int kExitConfig = 3;     // bad config file, hostfile or profile
+inline constexpr int kExitScheduler = 4;  // Slurm refused or is missing
+inline constexpr int kExitLaunch = 5;     // ranks could not be started
+inline constexpr int kExitInternal = 70;  // a bug in hvdrun (EX_SOFTWARE)
+
+inline int exit_code_for(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kUsage: return kExitUsage;
+    case ErrorCode::kConfig: return kExitConfig;
+    case ErrorCode::kScheduler: return kExitScheduler;
+    case ErrorCode::kLaunch:
+    case ErrorCode::kBootstrap:
+    case ErrorCode::kBackend:
+    case ErrorCode::kTimeout: return kExitLaunch;
+    case ErrorCode::kInternal: return kExitInternal;
+  }
+  return kExitInternal;
+}
+
+/// The exit-code table for --help.
+inline constexpr const char* kExitCodeHelp =
+    "Exit codes:\n"
+    "  0        all ranks exited 0\n"
+    "  N        the exit code of the first rank that failed (128+S if it died from signal S)\n"
+    "  128+S    hvdrun itself was stopped by signal S (forwarded to the ranks)\n"
+    "  2        usage error (unknown flag, bad value, missing program)\n"
+    "  3        configuration error (config file, hostfile)\n"
+    "  4        scheduler error\n"
+    "  5        launch error (program not found or not executable, cannot start ranks)\n"
+    "  70       internal error in hvdrun (please report it)\n";
+
+}  // namespace hvd::launcher::cli

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/run_cmd.h"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include "binding/cpu_topology.h"
+#include "binding/gpu_inventory.h"
+#include "config/data_dirs.h"
+#include "config/launch_config.h"
+#include "exec/local_launcher.h"
+#include "exec/output_router.h"
+#include "exec/program_lookup.h"
+#include "hvd/error.h"
+#include "plan/launch_plan.h"
+#include "plan/plan_json.h"
+#include "store/kv_server.h"
+
+namespace hvd::launcher::cli {
+namespace {
+
+// A flag pair (--x / --no-x) that leaves `target` unset unless one of them is given.
+void add_switch(CLI::App& app, const std::string& on, const std::string& off,
+                std::optional<bool>& target, const std::string& help) {
+  app.add_flag_callback(on, [&target] { target = true; }, help);
+  if (!off.empty()) app.add_flag_callback(off, [&target] { target = false; }, "Turn off " + on);
+}
+
+void register_tunables(CLI::App& app, config::RunOptions& o) {
+  const std::string group = "Tunables (override --config-file and configs/defaults.yaml)";
+  auto* g = app.add_option_group(group);
+  g->add_option("--fusion-threshold-mb", o.fusion_threshold_mb, "Fusion buffer size in MB (128)");
+  g->add_option("--cycle-time-ms", o.cycle_time_ms, "Background cycle time in ms (1)");
+  g->add_option("--cache-capacity", o.cache_capacity, "Response cache entries, 0 = off (1024)");
+  add_switch(*g, "--hierarchical-allreduce", "--no-hierarchical-allreduce",
+             o.hierarchical_allreduce, "Allreduce within hosts, then across hosts");
+  g->add_option("--timeline-filename", o.timeline_filename, "Write a Chrome-trace timeline here");
+  add_switch(*g, "--timeline-mark-cycles", "", o.timeline_mark_cycles,
+             "Mark each background cycle in the timeline");
+  g->add_flag_callback("--no-stall-check", [&o] { o.stall_check = false; },
+                       "Do not warn about ranks that fall behind");
+  g->add_option("--stall-check-warning-time-seconds", o.stall_warning_seconds,
+                "Warn after this long waiting for other ranks (60)");
+  g->add_option("--stall-check-shutdown-time-seconds", o.stall_shutdown_seconds,
+                "Stop the job after this long waiting, 0 = never (0)");
+  g->add_option("--log-level", o.log_level, "trace, debug, info, warning, error or fatal")
+      ->transform([](std::string v) {
+        for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return v;
+      });
+}
+
+void print_dry_run(const config::LaunchConfig& cfg, const plan::MachineFacts& facts,
+                   const std::string& program) {
+  plan::Endpoints ep;
+  ep.store_port = net::pick_free_port("127.0.0.1");
+  ep.master_port = net::pick_free_port("127.0.0.1");
+  ep.run_id = plan::make_run_id();
+  const plan::LaunchPlan p = plan::build_local_plan(cfg, facts, ep, program);
+  std::cout << plan::to_json(p).dump(2) << std::endl;
+}
+
+}  // namespace
+
+void register_run_options(CLI::App& app, config::RunOptions& o) {
+  app.add_option("-n,--num-proc", o.num_proc, "Number of ranks to start (horovodrun's -np)");
+  app.add_option("-H,--hosts", o.hosts, "Hosts and slots, e.g. localhost:4 (this machine only)");
+  app.add_option("--hostfile", o.hostfile, "File with 'host slots=N' lines (this machine only)");
+  app.add_option("--config-file", o.config_file, "YAML file with horovodrun's sections");
+  app.add_option("--output-filename", o.output_filename,
+                 "Also write each rank's output to DIR/rank.N/{stdout,stderr}");
+  add_switch(app, "--tag-output", "--no-tag-output", o.tag_output,
+             "Prefix lines with [rank]<stdout>: (default on)");
+  app.add_option("--kill-grace-seconds", o.kill_grace_seconds,
+                 "After a failure, SIGKILL ranks still running this long after SIGTERM (10)");
+  app.add_option("--bind-to", o.bind_to, "Pin ranks to: core, numa, none or auto (auto)");
+  app.add_flag("--dry-run", o.dry_run, "Print the launch plan as JSON; start nothing");
+  app.add_flag("--check-build", o.check_build, "Show what hvdrun was built with (-cb)");
+  app.add_flag("--json", o.json, "With --check-build: print JSON");
+  app.add_flag("--verbose", o.verbose, "Say more about what hvdrun does");
+  register_tunables(app, o);
+}
+
+std::set<std::string> options_taking_value(const CLI::App& app) {
+  std::set<std::string> names;
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size() <= 0 || opt->get_positional()) continue;
+    for (const std::string& s : opt->get_snames()) names.insert("-" + s);
+    for (const std::string& l : opt->get_lnames()) names.insert("--" + l);
+  }
+  return names;
+}
+
+std::vector<std::string> take_command(const std::vector<std::string>& remaining) {
+  if (remaining.empty()) return {};
+  if (remaining.front() == "--") return {remaining.begin() + 1, remaining.end()};
+  const std::string& first = remaining.front();
+  if (first.size() > 1 && first[0] == '-') {
+    throw UsageError(str_cat("unknown option '", first,
+                             "'; see hvdrun --help (put the program after --)"));
+  }
+  return remaining;
+}
+
+int run_local(const config::RunOptions& opts, const EnvMap& env) {
+  const config::LaunchConfig cfg = config::resolve_launch_config(
+      opts, config::defaults_file(), local::this_machine_names());
+  const std::string program = exec::resolve_program(cfg.command.front(), env);
+
+  plan::MachineFacts facts;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  facts.hostname = host;
+  facts.topology = binding::load_cpu_topology();
+  facts.gpus = binding::find_gpus(env);
+  if (!facts.gpus.empty()) binding::fill_gpu_numa(facts.gpus);
+  facts.env = env;
+  if (cfg.dry_run) {
+    print_dry_run(cfg, facts, program);
+    return 0;
+  }
+
+  exec::block_forwarded_signals();  // before the store's thread starts: it inherits the mask
+  store::KvServer store("127.0.0.1", 0);
+  plan::Endpoints ep;
+  ep.store_port = store.port();
+  ep.master_port = net::pick_free_port("127.0.0.1");
+  ep.run_id = plan::make_run_id();
+  const plan::LaunchPlan p = plan::build_local_plan(cfg, facts, ep, program);
+  exec::OutputRouter router(p.size, cfg.settings.launcher.tag_output, cfg.output_dir,
+                            STDOUT_FILENO, STDERR_FILENO);
+  exec::LocalLauncher launcher(p, env, router,
+                               std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds));
+  return launcher.run();
+}
+
+}  // namespace hvd::launcher::cli

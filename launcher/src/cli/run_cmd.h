@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The run command: `hvdrun -np N [options] -- PROGRAM ARGS...` on this machine.
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "config/env_map.h"
+#include "config/run_options.h"
+
+namespace hvd::launcher::cli {
+
+/// Adds the run options (horovodrun's names) to `app`, writing into `opts`.
+void register_run_options(CLI::App& app, config::RunOptions& opts);
+
+/// Every spelling of every option of `app` that takes a value (for normalize_horovodrun_args).
+std::set<std::string> options_taking_value(const CLI::App& app);
+
+/// The program and its arguments from what CLI11 left unparsed. Throws UsageError for an
+/// unknown option in hvdrun's part of the line (before the program).
+std::vector<std::string> take_command(const std::vector<std::string>& remaining);
+
+/// Resolves the configuration and either prints the plan (--dry-run) or runs the ranks.
+/// Returns hvdrun's exit code; throws hvd::Error for anything that stops the run before it starts.
+int run_local(const config::RunOptions& opts, const EnvMap& env);
+
+}  // namespace hvd::launcher::cli

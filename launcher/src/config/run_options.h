@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// RunOptions: the command line as given, before any merging. An unset std::optional means
+// "not on the command line", so lower layers (config file, defaults) can supply the value.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hvd::launcher::config {
+
+struct RunOptions {
+  std::optional<int> num_proc;
+  std::string hosts;        // -H
+  std::string hostfile;
+  std::string config_file;
+  std::string output_filename;
+  bool dry_run = false;
+  bool check_build = false;
+  bool json = false;
+  bool verbose = false;
+
+  // Launcher settings.
+  std::optional<bool> tag_output;
+  std::optional<int> kill_grace_seconds;
+  std::optional<std::string> bind_to;
+
+  // Runtime tunables (horovodrun's flags).
+  std::optional<double> fusion_threshold_mb;
+  std::optional<double> cycle_time_ms;
+  std::optional<int> cache_capacity;
+  std::optional<bool> hierarchical_allreduce;
+  std::optional<std::string> timeline_filename;
+  std::optional<bool> timeline_mark_cycles;
+  std::optional<bool> stall_check;
+  std::optional<int> stall_warning_seconds;
+  std::optional<int> stall_shutdown_seconds;
+  std::optional<std::string> log_level;
+
+  std::vector<std::string> command;  // PROGRAM ARGS...
+};
+
+}  // namespace hvd::launcher::config

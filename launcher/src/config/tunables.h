@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Settings: the runtime's tunables (horovodrun's --config-file sections, same names and units)
+// and the launcher's own defaults. Built-in values < configs/defaults.yaml < --config-file <
+// command line; each layer is applied on top of the previous one.
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+namespace hvd::launcher::config {
+
+/// What libhvd (and Horovod) read from the HOROVOD_* variables.
+struct Tunables {
+  double fusion_threshold_mb = 128;  // params.fusion_threshold_mb
+  double cycle_time_ms = 1;          // params.cycle_time_ms
+  int cache_capacity = 1024;         // params.cache_capacity
+  bool hierarchical_allreduce = false;
+  std::string timeline_filename;     // timeline.filename; empty = no timeline
+  bool timeline_mark_cycles = false;
+  bool stall_check_enabled = true;
+  int stall_warning_seconds = 60;
+  int stall_shutdown_seconds = 0;    // 0 = never shut down
+  std::string log_level = "warning";
+};
+
+/// The launcher's own knobs (section `launcher:`).
+struct LauncherSettings {
+  int kill_grace_seconds = 10;  // SIGTERM -> SIGKILL grace when a rank fails
+  bool tag_output = true;
+  std::string bind_to = "auto";
+};
+
+struct Settings {
+  Tunables tunables;
+  LauncherSettings launcher;
+};
+
+/// Applies a parsed config document on top of `settings`. `file` names it in errors.
+/// Throws ConfigError (with file:line:col) for an unknown key, a wrong type or a bad value.
+void apply_yaml(Settings& settings, const YAML::Node& root, const std::string& file);
+
+/// Throws ConfigError naming `origin` when a value is out of range.
+void validate(const Settings& settings, const std::string& origin);
+
+/// The HOROVOD_* variables for the tunables (Horovod's names and units: bytes, ms).
+std::map<std::string, std::string> tunables_env(const Tunables& tunables);
+
+nlohmann::json to_json(const Settings& settings);
+
+}  // namespace hvd::launcher::config

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "config/yaml_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "hvd/error.h"
+
+namespace hvd::launcher::config {
+namespace {
+
+std::string mark_text(const std::string& file, const YAML::Mark& mark) {
+  if (mark.is_null()) return file;
+  return str_cat(file, ":", mark.line + 1, ":", mark.column + 1);
+}
+
+template <typename T>
+T convert(const std::string& file, const YAML::Node& node, const std::string& path,
+          const char* what) {
+  if (node.IsScalar()) {
+    try {
+      return node.as<T>();
+    } catch (const YAML::Exception&) {
+      // Fall through to the error below, which says what was expected.
+    }
+  }
+  const std::string got = node.IsScalar() ? "'" + node.Scalar() + "'"
+                          : node.IsMap()  ? std::string("a mapping")
+                          : node.IsSequence() ? std::string("a list")
+                                              : std::string("nothing");
+  throw ConfigError(str_cat(where(file, node), ": ", path, ": expected ", what, ", got ", got));
+}
+
+}  // namespace
+
+YAML::Node load_yaml_text(const std::string& text, const std::string& name) {
+  try {
+    YAML::Node root = YAML::Load(text);
+    return root;
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(str_cat(mark_text(name, e.mark), ": malformed YAML: ", e.msg));
+  }
+}
+
+YAML::Node load_yaml_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(str_cat(path, ": cannot read: ", std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(str_cat(path, ": cannot read: ", std::strerror(errno)));
+  return load_yaml_text(text.str(), path);
+}
+
+std::string where(const std::string& file, const YAML::Node& node) {
+  return mark_text(file, node.Mark());
+}
+
+void check_keys(const std::string& file, const YAML::Node& map, std::string_view section,
+                std::initializer_list<std::string_view> allowed) {
+  if (!map.IsMap()) {
+    throw ConfigError(str_cat(where(file, map), ": ", section.empty() ? "the file" : section,
+                              " must be a mapping of keys to values"));
+  }
+  for (const auto& entry : map) {
+    const std::string key = entry.first.Scalar();
+    bool known = false;
+    for (std::string_view a : allowed) known = known || key == a;
+    if (known) continue;
+    std::string list;
+    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    const std::string full = section.empty() ? key : str_cat(section, ".", key);
+    throw ConfigError(str_cat(where(file, entry.first), ": unknown key '", full,
+                              "' (known here: ", list, ")"));
+  }
+}
+
+int as_int(const std::string& file, const YAML::Node& node, const std::string& path) {
+  return convert<int>(file, node, path, "an integer");
+}
+double as_double(const std::string& file, const YAML::Node& node, const std::string& path) {
+  return convert<double>(file, node, path, "a number");
+}
+bool as_bool(const std::string& file, const YAML::Node& node, const std::string& path) {
+  return convert<bool>(file, node, path, "true or false");
+}
+std::string as_string(const std::string& file, const YAML::Node& node, const std::string& path) {
+  return convert<std::string>(file, node, path, "a string");
+}
+
+}  // namespace hvd::launcher::config

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "exec/local_launcher.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+
+#include "hvd/error.h"
+
+namespace hvd::launcher::exec {
+namespace {
+
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+sigset_t forwarded_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : kForwarded) sigaddset(&set, sig);
+  sigaddset(&set, SIGCHLD);
+  return set;
+}
+
+bool is_terminating(int sig) { return sig != SIGUSR1 && sig != SIGUSR2; }
+
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+// hvdrun's own messages share stderr with the ranks' tagged lines; the router is flushed first
+// so that the order on screen matches the order of events.
+void say(OutputRouter& router, const std::string& message) {
+  router.flush();
+  std::cerr << "hvdrun: " << message << std::endl;
+}
+
+}  // namespace
+
+void block_forwarded_signals() {
+  const sigset_t set = forwarded_set();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a closed stdout must not kill hvdrun and orphan the ranks
+}
+
+LocalLauncher::LocalLauncher(const plan::LaunchPlan& plan, const EnvMap& base_env,
+                             OutputRouter& router, std::chrono::seconds kill_grace)
+    : plan_(plan), base_env_(base_env), router_(router), kill_grace_(kill_grace) {
+  const sigset_t set = forwarded_set();
+  signal_fd_ = net::Fd(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+  if (!signal_fd_.valid()) throw LaunchError(str_cat("signalfd failed: ", std::strerror(errno)));
+}
+
+LocalLauncher::~LocalLauncher() {
+  // Only reached with live ranks when run() threw: leave nothing behind.
+  for (Rank& r : ranks_) {
+    if (r.alive) {
+      kill(-r.process.pid, SIGKILL);
+      waitpid(r.process.pid, nullptr, 0);
+    }
+  }
+}
+
+int LocalLauncher::run() {
+  spawn_all();
+  event_loop();
+  kill_process_groups();
+  drain_output(std::chrono::seconds(2));
+  router_.flush();
+  if (failure_) return failure_->exit_code;
+  if (interrupted_by_ != 0) return 128 + interrupted_by_;
+  return 0;
+}
+
+void LocalLauncher::spawn_all() {
+  ranks_.resize(plan_.ranks.size());
+  for (size_t i = 0; i < plan_.ranks.size(); ++i) {
+    const plan::RankPlan& rp = plan_.ranks[i];
+    EnvMap env = base_env_;
+    for (const auto& [key, value] : rp.env) env[key] = value;
+    SpawnRequest request{plan_.program, plan_.command, {}, rp.binding.cpus};
+    for (const auto& [key, value] : env) request.env.push_back(key + "=" + value);
+    ranks_[i].process = spawn_rank(request);
+    ranks_[i].alive = true;
+  }
+  // Exec failures come back through a pipe per rank; the program was checked beforehand, so
+  // this is rare (a race with a file being removed, or a refused CPU set).
+  for (size_t i = 0; i < ranks_.size(); ++i) {
+    const int err = wait_for_exec(ranks_[i].process);
+    if (err != 0 && !failure_) {
+      say(router_, str_cat("rank ", i, ": cannot execute '", plan_.program, "': ",
+                           std::strerror(err)));
+      failure_ = Failure{static_cast<int>(i), 127};
+    }
+  }
+  if (failure_) stop_all(SIGTERM, "");
+}
+
+int LocalLauncher::live_ranks() const {
+  int n = 0;
+  for (const Rank& r : ranks_) n += r.alive ? 1 : 0;
+  return n;
+}
+
+void LocalLauncher::event_loop() {
+  std::vector<pollfd> fds;
+  std::vector<PipeOwner> owners;
+  while (live_ranks() > 0) {
+    collect_pipes(fds, owners);
+    fds.insert(fds.begin(), pollfd{signal_fd_.get(), POLLIN, 0});
+    owners.insert(owners.begin(), PipeOwner{-1, Stream::kStdout});
+    int timeout_ms = -1;
+    if (kill_deadline_ && !killed_) {
+      const auto left = *kill_deadline_ - Clock::now();
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(left).count();
+      timeout_ms = static_cast<int>(std::max<long long>(0, ms + 1));
+    }
+    const int ready = poll(fds.data(), fds.size(), timeout_ms);
+    if (ready < 0 && errno != EINTR) {
+      throw LaunchError(str_cat("poll failed: ", std::strerror(errno)));
+    }
+    for (size_t k = 1; ready > 0 && k < fds.size(); ++k) {
+      if (fds[k].revents != 0) read_pipe(owners[k].rank, owners[k].stream);
+    }
+    router_.flush();
+    if (ready > 0 && fds[0].revents != 0) handle_signals();
+    if (kill_deadline_ && !killed_ && Clock::now() >= *kill_deadline_ && live_ranks() > 0) {
+      say(router_, str_cat(live_ranks(), " rank(s) still running ", kill_grace_.count(),
+                           " s after SIGTERM; sending SIGKILL"));
+      forward(SIGKILL);
+      killed_ = true;
+    }
+  }
+}
+
+void LocalLauncher::collect_pipes(std::vector<pollfd>& fds, std::vector<PipeOwner>& owners) {
+  fds.clear();
+  owners.clear();
+  for (size_t i = 0; i < ranks_.size(); ++i) {
+    const RankProcess& p = ranks_[i].process;
+    for (Stream s : {Stream::kStdout, Stream::kStderr}) {
+      const net::Fd& fd = s == Stream::kStdout ? p.out : p.err;
+      if (!fd.valid()) continue;
+      fds.push_back(pollfd{fd.get(), POLLIN, 0});
+      owners.push_back(PipeOwner{static_cast<int>(i), s});
+    }
+  }
+}
+
+bool LocalLauncher::read_pipe(int rank, Stream stream) {
+  RankProcess& p = ranks_[static_cast<size_t>(rank)].process;
+  net::Fd& fd = stream == Stream::kStdout ? p.out : p.err;
+  char buffer[65536];
+  const ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
+  if (n > 0) {
+    router_.on_data(rank, stream, std::string_view(buffer, static_cast<size_t>(n)));
+    return true;
+  }
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+  router_.on_eof(rank, stream);
+  fd.reset();
+  return false;
+}
+
+void LocalLauncher::handle_signals() {
+  signalfd_siginfo info{};
+  while (::read(signal_fd_.get(), &info, sizeof(info)) == static_cast<ssize_t>(sizeof(info))) {
+    const int sig = static_cast<int>(info.ssi_signo);
+    if (sig == SIGCHLD) {
+      reap();
+    } else if (!is_terminating(sig)) {
+      forward(sig);
+    } else if (interrupted_by_ != 0 && sig == SIGINT) {
+      say(router_, "second SIGINT: killing all ranks now");
+      forward(SIGKILL);
+      killed_ = true;
+    } else {
+      if (interrupted_by_ == 0) interrupted_by_ = sig;
+      stop_all(sig, str_cat("received ", signal_name(sig), "; forwarding it to ", live_ranks(),
+                            " rank(s)"));
+    }
+  }
+  reap();  // a SIGCHLD may have been merged with another signal
+}
+
+void LocalLauncher::reap() {
+  int status = 0;
+  pid_t pid;
+  while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    for (size_t i = 0; i < ranks_.size(); ++i) {
+      if (ranks_[i].alive && ranks_[i].process.pid == pid) on_exit(static_cast<int>(i), status);
+    }
+  }
+}
+
+void LocalLauncher::on_exit(int rank, int status) {
+  Rank& r = ranks_[static_cast<size_t>(rank)];
+  r.alive = false;
+  // Whatever it started is stopped with it, so its pipes close and nothing lingers.
+  kill(-r.process.pid, SIGKILL);
+  const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (clean || failure_ || interrupted_by_ != 0) return;
+  std::string how;
+  int code;
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    code = 128 + sig;
+    how = str_cat("was killed by ", signal_name(sig), " (", strsignal(sig), ")");
+  } else {
+    code = WEXITSTATUS(status);
+    how = str_cat("exited with code ", code);
+  }
+  failure_ = Failure{rank, code};
+  const int others = live_ranks();
+  say(router_, str_cat("rank ", rank, " (pid ", r.process.pid, " on ", plan_.host, ") ", how,
+                       others > 0 ? str_cat("; stopping the other ", others, " rank(s)") : ""));
+  stop_all(SIGTERM, "");
+}
+
+void LocalLauncher::forward(int sig) {
+  for (Rank& r : ranks_) {
+    if (r.alive) kill(-r.process.pid, sig);
+  }
+}
+
+void LocalLauncher::stop_all(int sig, const std::string& why) {
+  if (!why.empty()) say(router_, why);
+  forward(sig);
+  if (!kill_deadline_) kill_deadline_ = Clock::now() + kill_grace_;
+}
+
+void LocalLauncher::kill_process_groups() {
+  for (Rank& r : ranks_) kill(-r.process.pid, SIGKILL);
+}
+
+void LocalLauncher::drain_output(Clock::duration limit) {
+  const auto deadline = Clock::now() + limit;
+  std::vector<pollfd> fds;
+  std::vector<PipeOwner> owners;
+  for (;;) {
+    collect_pipes(fds, owners);
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (fds.empty() || left.count() <= 0) break;
+    if (poll(fds.data(), fds.size(), static_cast<int>(left.count())) <= 0) break;
+    for (size_t k = 0; k < fds.size(); ++k) {
+      if (fds[k].revents != 0) read_pipe(owners[k].rank, owners[k].stream);
+    }
+  }
+  // A pipe still open here was passed to a process that left the rank's group; stop waiting.
+  collect_pipes(fds, owners);
+  for (const PipeOwner& o : owners) router_.on_eof(o.rank, o.stream);
+}
+
+}  // namespace hvd::launcher::exec

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// LocalLauncher: runs a launch plan's ranks on this machine and stays with them to the end.
+//
+// One thread, one poll() loop over the ranks' output pipes and a signalfd:
+//  - output goes through OutputRouter, whole lines only;
+//  - the first rank that exits non-zero or dies from a signal is the failure: the others get
+//    SIGTERM, then SIGKILL after the grace period, and hvdrun exits with that rank's code
+//    (128+signal for a signal);
+//  - SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to hvdrun are forwarded to every rank, which then
+//    get the same grace before SIGKILL (a second SIGINT kills at once); hvdrun exits 128+signal;
+//  - SIGUSR1 and SIGUSR2 are forwarded and the run goes on (preemption notices);
+//  - no rank outlives hvdrun: each rank leads its own process group, which is SIGKILLed once the
+//    rank is gone, and PR_SET_PDEATHSIG covers hvdrun itself being killed.
+
+#include <poll.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/env_map.h"
+#include "exec/output_router.h"
+#include "exec/rank_process.h"
+#include "plan/launch_plan.h"
+
+namespace hvd::launcher::exec {
+
+/// Blocks the signals hvdrun forwards, so that they queue for the signalfd. Must run before any
+/// thread starts (threads inherit the mask) and before the ranks are spawned.
+void block_forwarded_signals();
+
+class LocalLauncher {
+ public:
+  /// `base_env` is inherited by every rank; the plan's per-rank variables go on top.
+  LocalLauncher(const plan::LaunchPlan& plan, const EnvMap& base_env, OutputRouter& router,
+                std::chrono::seconds kill_grace);
+  ~LocalLauncher();
+  LocalLauncher(const LocalLauncher&) = delete;
+  LocalLauncher& operator=(const LocalLauncher&) = delete;
+
+  /// Starts the ranks and returns hvdrun's exit code once all are gone.
+  /// Throws LaunchError if the ranks cannot be started (after stopping the ones that were).
+  int run();
+
+ private:
+  struct Rank {
+    RankProcess process;
+    bool alive = false;
+  };
+  struct Failure {
+    int rank;
+    int exit_code;
+  };
+  struct PipeOwner {
+    int rank;
+    Stream stream;
+  };
+  using Clock = std::chrono::steady_clock;
+
+  void spawn_all();
+  void event_loop();
+  void handle_signals();
+  void reap();
+  void on_exit(int rank, int status);
+  void forward(int sig);
+  void stop_all(int sig, const std::string& why);
+  void kill_process_groups();
+  void drain_output(Clock::duration limit);
+  void collect_pipes(std::vector<pollfd>& fds, std::vector<PipeOwner>& owners);
+  bool read_pipe(int rank, Stream stream);
+  int live_ranks() const;
+
+  const plan::LaunchPlan& plan_;
+  const EnvMap& base_env_;
+  OutputRouter& router_;
+  std::chrono::seconds kill_grace_;
+  std::vector<Rank> ranks_;
+  net::Fd signal_fd_;
+  std::optional<Failure> failure_;
+  int interrupted_by_ = 0;            // the first terminating signal hvdrun received
+  std::optional<Clock::time_point> kill_deadline_;
+  bool killed_ = false;
+};
+
+}  // namespace hvd::launcher::exec

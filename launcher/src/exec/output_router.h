@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// OutputRouter: turns the ranks' raw output into whole lines, tagged "[RANK]<stdout>:" as
+// horovodrun and mpirun --tag-output do. One thread owns it and writes each line with the
+// others in a single buffer, so lines from different ranks never tear or interleave mid-line.
+// With an output directory it also copies each rank's raw bytes to DIR/rank.N/{stdout,stderr}.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/socket.h"
+
+namespace hvd::launcher::exec {
+
+enum class Stream { kStdout = 0, kStderr = 1 };
+
+class OutputRouter {
+ public:
+  /// A partial line longer than this is written out as a line of its own, so that a rank that
+  /// never prints a newline cannot make hvdrun hold unbounded memory.
+  static constexpr size_t kMaxLine = 1 << 20;
+
+  /// Creates DIR/rank.N/ for every rank when `output_dir` is not empty (throws LaunchError if
+  /// that fails). `out_fd`/`err_fd` receive the merged lines; they are not owned.
+  OutputRouter(int num_ranks, bool tag, const std::string& output_dir, int out_fd, int err_fd);
+
+  /// Bytes read from a rank's pipe.
+  void on_data(int rank, Stream stream, std::string_view data);
+  /// The pipe closed: a last line without a newline is completed.
+  void on_eof(int rank, Stream stream);
+  /// Writes what is buffered to out_fd and err_fd. A closed terminal (EPIPE) is ignored so
+  /// that the ranks are not killed by hvdrun's own output failing.
+  void flush();
+
+  /// The rank.N folder name; N is zero-padded to the width of the largest rank, as horovodrun.
+  static std::string rank_dir_name(int rank, int num_ranks);
+
+ private:
+  struct Channel {
+    std::string prefix;
+    std::string partial;  // bytes after the last newline
+    net::Fd file;         // DIR/rank.N/stdout or stderr, when asked for
+  };
+  Channel& channel(int rank, Stream stream);
+  void emit(Stream stream, std::string_view prefix, std::string_view line);
+
+  std::vector<Channel> channels_;  // 2 per rank
+  std::string pending_[2];         // merged output, per destination
+  int fds_[2];
+};
+
+}  // namespace hvd::launcher::exec

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "exec/program_lookup.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "hvd/error.h"
+
+namespace hvd::launcher::exec {
+namespace {
+
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+void check_explicit_path(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    throw LaunchError(str_cat("program '", path, "' cannot be used: ", std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) throw LaunchError(str_cat("program '", path, "' is a directory"));
+  if (!S_ISREG(st.st_mode) || access(path.c_str(), X_OK) != 0) {
+    throw LaunchError(str_cat("program '", path,
+                              "' is not executable; chmod +x it or run it through its "
+                              "interpreter (e.g. python3 ", path, ")"));
+  }
+}
+
+}  // namespace
+
+std::string resolve_program(const std::string& name, const EnvMap& env) {
+  if (name.empty()) throw LaunchError("the program name is empty");
+  if (name.find('/') != std::string::npos) {
+    check_explicit_path(name);
+    return name;
+  }
+  const std::string path = env_or(env, "PATH", "/usr/local/bin:/usr/bin:/bin");
+  std::stringstream dirs(path);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (is_executable_file(candidate)) return candidate;
+  }
+  throw LaunchError(str_cat("program '", name, "' was not found in PATH (", path, ")"));
+}
+
+}  // namespace hvd::launcher::exec

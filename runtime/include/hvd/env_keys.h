@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Every environment variable that passes between hvdrun and the ranks: the ONLY contract
+// between the launcher and the runtime. hvdrun also sets the names that other frameworks read
+// (Horovod's HOROVOD_*, torch.distributed's RANK/WORLD_SIZE/...), so that programs that are
+// not ours run under it unchanged; libhvd reads the HOROVOD_* names too.
+
+namespace hvd::env {
+
+// Rank identity, Horovod's names (horovod/runner/gloo_run.py).
+inline constexpr const char* kRank = "HOROVOD_RANK";
+inline constexpr const char* kSize = "HOROVOD_SIZE";
+inline constexpr const char* kLocalRank = "HOROVOD_LOCAL_RANK";
+inline constexpr const char* kLocalSize = "HOROVOD_LOCAL_SIZE";
+inline constexpr const char* kCrossRank = "HOROVOD_CROSS_RANK";
+inline constexpr const char* kCrossSize = "HOROVOD_CROSS_SIZE";
+inline constexpr const char* kHostname = "HOROVOD_HOSTNAME";
+
+// Rank identity, torch.distributed's names (torch/distributed/run.py).
+inline constexpr const char* kTorchRank = "RANK";
+inline constexpr const char* kTorchWorldSize = "WORLD_SIZE";
+inline constexpr const char* kTorchLocalRank = "LOCAL_RANK";
+inline constexpr const char* kTorchLocalWorldSize = "LOCAL_WORLD_SIZE";
+inline constexpr const char* kTorchGroupRank = "GROUP_RANK";
+inline constexpr const char* kTorchMasterAddr = "MASTER_ADDR";
+inline constexpr const char* kTorchMasterPort = "MASTER_PORT";
+
+// The rendezvous key-value store that hvdrun hosts for the run (runtime/src/store/).
+inline constexpr const char* kStoreAddr = "HVD_STORE_ADDR";
+inline constexpr const char* kStorePort = "HVD_STORE_PORT";
+/// Unique per run; prefixes the run's keys so that stale clients cannot collide.
+inline constexpr const char* kRunId = "HVD_RUN_ID";
+
+// Binding decided by hvdrun, for programs that want to report or check it.
+inline constexpr const char* kCpuList = "HVD_CPU_LIST";
+
+// Tunables, Horovod's names and units (horovod/common/utils/env_parser.cc).
+inline constexpr const char* kFusionThreshold = "HOROVOD_FUSION_THRESHOLD";  // bytes
+inline constexpr const char* kCycleTime = "HOROVOD_CYCLE_TIME";              // milliseconds
+inline constexpr const char* kCacheCapacity = "HOROVOD_CACHE_CAPACITY";
+inline constexpr const char* kHierarchicalAllreduce = "HOROVOD_HIERARCHICAL_ALLREDUCE";
+inline constexpr const char* kTimeline = "HOROVOD_TIMELINE";
+inline constexpr const char* kTimelineMarkCycles = "HOROVOD_TIMELINE_MARK_CYCLES";
+inline constexpr const char* kStallCheckDisable = "HOROVOD_STALL_CHECK_DISABLE";
+inline constexpr const char* kStallCheckTime = "HOROVOD_STALL_CHECK_TIME_SECONDS";
+inline constexpr const char* kStallShutdownTime = "HOROVOD_STALL_SHUTDOWN_TIME_SECONDS";
+inline constexpr const char* kLogLevel = "HOROVOD_LOG_LEVEL";
+
+// Read by hvdrun itself: extra folders of site profiles, colon-separated.
+inline constexpr const char* kProfilePath = "HVDRUN_PROFILE_PATH";
+
+// Variables hvdrun sets for third-party libraries and runtimes.
+inline constexpr const char* kOmpNumThreads = "OMP_NUM_THREADS";
+inline constexpr const char* kPythonUnbuffered = "PYTHONUNBUFFERED";
+inline constexpr const char* kCudaVisibleDevices = "CUDA_VISIBLE_DEVICES";
+/// Set to PCI_BUS_ID when hvdrun numbers the GPUs itself, so ids mean the same to CUDA.
+inline constexpr const char* kCudaDeviceOrder = "CUDA_DEVICE_ORDER";
+
+}  // namespace hvd::env

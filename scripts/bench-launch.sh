@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Launch overhead: `hvdrun -np 8 -- /bin/true` against `mpirun --oversubscribe -np 8 /bin/true`,
+# interleaved in one run (so both see the same machine load), median of RUNS each.
+# Usage: scripts/bench-launch.sh [RUNS=20] [NP=8]. Prints a table and the ratio of medians.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs="${1:-20}"
+np="${2:-8}"
+hvdrun="${HVDRUN:-./build/bin/hvdrun}"
+[ -x "$hvdrun" ] || { echo "bench-launch: build first (scripts/build.sh)" >&2; exit 1; }
+command -v mpirun >/dev/null || { echo "bench-launch: mpirun not found (openmpi-bin)" >&2; exit 1; }
+mpirun_flags=(--oversubscribe)
+[ "$(id -u)" -eq 0 ] && mpirun_flags+=(--allow-run-as-root)
+
+hvd_cmd=("$hvdrun" -np "$np" -- /bin/true)
+mpi_cmd=(mpirun "${mpirun_flags[@]}" -np "$np" /bin/true)
+
+# Wall time of one command in milliseconds; bash's EPOCHREALTIME avoids forking a timer.
+time_ms() {
+  local start end
+  start=$EPOCHREALTIME
+  "$@" >/dev/null 2>&1 || { echo "bench-launch: failed: $*" >&2; exit 1; }
+  end=$EPOCHREALTIME
+  echo "$start $end" | awk '{ printf "%.3f\n", ($2 - $1) * 1000 }'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# One warm-up each, so that neither pays for a cold page cache.
+time_ms "${hvd_cmd[@]}" >/dev/null
+time_ms "${mpi_cmd[@]}" >/dev/null
+hvd_times=()
+mpi_times=()
+for ((i = 0; i < runs; i++)); do
+  hvd_times+=("$(time_ms "${hvd_cmd[@]}")")
+  mpi_times+=("$(time_ms "${mpi_cmd[@]}")")
+done
+hvd_median=$(printf '%s\n' "${hvd_times[@]}" | median)
+mpi_median=$(printf '%s\n' "${mpi_times[@]}" | median)
+hvd_min=$(printf '%s\n' "${hvd_times[@]}" | sort -g | head -1)
+mpi_min=$(printf '%s\n' "${mpi_times[@]}" | sort -g | head -1)
+
+printf '%-48s %6s %12s %10s\n' "command" "runs" "median(ms)" "min(ms)"
+printf '%-48s %6d %12.1f %10.1f\n' "hvdrun -np $np -- /bin/true" "$runs" "$hvd_median" "$hvd_min"
+printf '%-48s %6d %12.1f %10.1f\n' "mpirun --oversubscribe -np $np /bin/true" "$runs" "$mpi_median" "$mpi_min"
+awk -v h="$hvd_median" -v m="$mpi_median" 'BEGIN { printf "ratio hvdrun/mpirun (medians): %.3f (target <= 0.5)\n", h / m }'

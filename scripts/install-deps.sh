@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs the Debian 12 packages that hvdrun's build and tests need. Idempotent: when all are
+# present it does nothing (no apt-get update, no root needed).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config      # toolchain
+  libcli11-dev nlohmann-json3-dev libyaml-cpp-dev   # launcher
+  libhwloc-dev hwloc                                # CPU/NUMA binding
+  libopenmpi-dev openmpi-bin libpmix-dev            # MPI and PMIx (controllers, tests, benchmark)
+  doctest-dev                                       # unit tests
+  hyperfine                                         # benchmark helper (scripts/bench-launch.sh)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// Bad input: one line on stderr naming what is wrong, a distinct exit code, nothing started.
+
+#include <sys/stat.h>
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "integration/hvdrun_test_util.h"
+
+using namespace hvd::test;
+
+namespace {
+
+void expect_error(const std::vector<std::string>& args, int code, const std::string& mentions) {
+  CAPTURE(mentions);
+  const ProcessResult r = run(hvdrun(args));
+  CHECK(r.exit_code == code);
+  const std::string line = only_line(r.err);
+  CHECK_MESSAGE(line.rfind("hvdrun: error: ", 0) == 0, line);
+  CHECK_MESSAGE(line.find(mentions) != std::string::npos, line);
+  CHECK(r.out.empty());
+}
+
+std::string file_with(const TempDir& dir, const std::string& text) {
+  const std::string path = dir.file("config.yaml");
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("usage errors exit 2") {
+  expect_error({"--bogus", "-np", "2", "--", "/bin/true"}, 2, "--bogus");
+  expect_error({"-np", "0", "--", "/bin/true"}, 2, "-np");
+  expect_error({"-np", "two", "--", "/bin/true"}, 2, "num-proc");
+  expect_error({"-np", "2"}, 2, "no program given");
+  expect_error({"-np", "2", "--"}, 2, "no program given");
+  expect_error({"--", "/bin/true"}, 2, "-np is required");
+  expect_error({"-H", "localhost:x", "--", "/bin/true"}, 2, "localhost:x");
+  expect_error({"-H", "localhost:2,", "--", "/bin/true"}, 2, "-H");
+  expect_error({"-H", "gpu-node-17:4", "--", "/bin/true"}, 2, "gpu-node-17");
+  expect_error({"-np", "8", "-H", "localhost:4", "--", "/bin/true"}, 2, "4 slots");
+  expect_error({"-np", "2", "--bind-to", "socket", "--", "/bin/true"}, 2, "socket");
+}
+
+TEST_CASE("configuration errors exit 3 and point at the file") {
+  TempDir dir;
+  expect_error({"-np", "2", "--config-file", dir.file("missing.yaml"), "--", "/bin/true"}, 3,
+               "missing.yaml: cannot read");
+  expect_error({"-np", "2", "--config-file", file_with(dir, "params:\n  cycle_time_ms: [1\n"),
+                "--", "/bin/true"},
+               3, "config.yaml:3:1: malformed YAML");
+  expect_error({"-np", "2", "--config-file",
+                file_with(dir, "params:\n  fusion_treshold_mb: 64\n"), "--", "/bin/true"},
+               3, "config.yaml:2:3: unknown key 'params.fusion_treshold_mb'");
+  expect_error({"-np", "2", "--config-file", file_with(dir, "controler: gloo\n"), "--",
+                "/bin/true"},
+               3, "unknown key 'controler'");
+  expect_error({"-np", "2", "--config-file", file_with(dir, "params:\n  cache_capacity: lots\n"),
+                "--", "/bin/true"},
+               3, "config.yaml:2:19: params.cache_capacity: expected an integer, got 'lots'");
+  const std::string hostfile = dir.file("hosts");
+  std::ofstream(hostfile) << "# hosts\nlocalhost slots=four\n";
+  expect_error({"--hostfile", hostfile, "--", "/bin/true"}, 3, "hosts:2:");
+}
+
+TEST_CASE("launch errors exit 5 before any rank starts") {
+  TempDir dir;
+  expect_error({"-np", "2", "--", "no-such-program-hvd"}, 5,
+               "'no-such-program-hvd' was not found in PATH");
+  const std::string script = dir.file("script.sh");
+  std::ofstream(script) << "#!/bin/sh\ntouch " << dir.file("ran") << "\n";
+  chmod(script.c_str(), 0644);
+  expect_error({"-np", "2", "--", script}, 5, "is not executable");
+  expect_error({"-np", "2", "--", dir.path()}, 5, "is a directory");
+  struct stat st {};
+  CHECK(stat(dir.file("ran").c_str(), &st) != 0);
+}
+
+TEST_CASE("--help lists the exit codes and horovodrun spellings work") {
+  const ProcessResult help = run(hvdrun({"--help"}));
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("Exit codes:") != std::string::npos);
+  CHECK(help.out.find("--num-proc") != std::string::npos);
+  const ProcessResult np = run(hvdrun({"-np", "2", "-hostfile", "/nonexistent", "--", "/bin/true"}));
+  CHECK(np.exit_code == 3);  // -hostfile was understood: the file is what is missing
+  const ProcessResult ok = run(hvdrun({"-np", "2", "/bin/echo", "--not-hvdrun-flag"}));
+  CHECK(ok.exit_code == 0);  // without --, everything from the program on is the program's
+  CHECK(ok.out.find("[1]<stdout>:--not-hvdrun-flag") != std::string::npos);
+}

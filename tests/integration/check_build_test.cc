@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// hvdrun --check-build: horovodrun's layout, and the same facts as JSON.
+
+#include <doctest/doctest.h>
+
+#include "hvd/build_config.h"
+#include "integration/hvdrun_test_util.h"
+
+using namespace hvd::test;
+using nlohmann::json;
+
+namespace {
+bool has_line(const std::string& text, const std::string& line) {
+  for (const std::string& l : split_lines(text)) {
+    if (l.rfind(line, 0) == 0) return true;
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("check-build text follows horovodrun's layout") {
+  const ProcessResult r = run(hvdrun({"--check-build"}));
+  REQUIRE(r.exit_code == 0);
+  const auto lines = split_lines(r.out);
+  REQUIRE(lines.size() > 10);
+  CHECK(lines[0] == std::string("hvdrun v") + HVD_VERSION + ":");
+  CHECK(lines[1].empty());
+  CHECK(lines[2] == "Available Controllers:");
+  // The order of sections is fixed.
+  const auto at = [&](const std::string& s) { return r.out.find(s); };
+  CHECK(at("Available Controllers:") < at("Available Tensor Operations:"));
+  CHECK(at("Available Tensor Operations:") < at("Launchers:"));
+  CHECK(at("Launchers:") < at("Site profiles found:"));
+  CHECK(has_line(r.out, std::string("    [") + (HVD_HAVE_MPI ? "X" : " ") + "] MPI"));
+  CHECK(has_line(r.out, std::string("    [") + (HVD_HAVE_PMIX ? "X" : " ") + "] PMIx"));
+  CHECK(has_line(r.out, "    [X] local"));
+  CHECK(has_line(r.out, "    local (embedded)"));
+  const ProcessResult alias = run(hvdrun({"-cb"}));
+  CHECK(alias.out == r.out);
+}
+
+TEST_CASE("check-build --json gives the same facts") {
+  const ProcessResult text = run(hvdrun({"--check-build"}));
+  const ProcessResult r = run(hvdrun({"--check-build", "--json"}));
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j.at("version") == HVD_VERSION);
+  for (const char* section : {"controllers", "tensor_operations", "launchers"}) {
+    REQUIRE(!j.at(section).empty());
+    for (const json& f : j.at(section)) {
+      const std::string mark = f.at("available").get<bool>() ? "[X] " : "[ ] ";
+      CHECK_MESSAGE(text.out.find(mark + f.at("name").get<std::string>()) != std::string::npos,
+                    f.dump());
+    }
+  }
+  CHECK(j.at("site_profiles").at(0).at("name") == "local");
+}

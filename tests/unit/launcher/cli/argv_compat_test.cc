@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/argv_compat.h"
+
+#include <doctest/doctest.h>
+
+using hvd::launcher::cli::normalize_horovodrun_args;
+using Args = std::vector<std::string>;
+
+TEST_CASE("argv_compat: horovodrun's single-dash options become long ones") {
+  const std::set<std::string> takes_value = {"--num-proc", "-n", "-H", "--hosts", "--hostfile"};
+  CHECK(normalize_horovodrun_args({"hvdrun", "-np", "4", "-cb"}, takes_value) ==
+        Args{"hvdrun", "--num-proc", "4", "--check-build"});
+  CHECK(normalize_horovodrun_args({"hvdrun", "-np=4", "-hostfile", "h"}, takes_value) ==
+        Args{"hvdrun", "--num-proc=4", "--hostfile", "h"});
+
+  SUBCASE("nothing after -- or from the program on is touched") {
+    CHECK(normalize_horovodrun_args({"hvdrun", "-np", "2", "--", "prog", "-np", "3"},
+                                    takes_value) ==
+          Args{"hvdrun", "--num-proc", "2", "--", "prog", "-np", "3"});
+    CHECK(normalize_horovodrun_args({"hvdrun", "-np", "2", "prog", "-cb"}, takes_value) ==
+          Args{"hvdrun", "--num-proc", "2", "prog", "-cb"});
+  }
+  SUBCASE("the value of an option is not mistaken for the program") {
+    CHECK(normalize_horovodrun_args({"hvdrun", "-H", "localhost:2", "-np", "2", "prog"},
+                                    takes_value) ==
+          Args{"hvdrun", "-H", "localhost:2", "--num-proc", "2", "prog"});
+  }
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "config/launch_config.h"
+
+#include <doctest/doctest.h>
+
+#include "hvd/error.h"
+
+namespace config = hvd::launcher::config;
+
+namespace {
+const std::set<std::string> kNames = {"localhost", "127.0.0.1", "thishost"};
+config::RunOptions with_command() {
+  config::RunOptions o;
+  o.command = {"prog"};
+  return o;
+}
+}  // namespace
+
+TEST_CASE("launch_config: -np, -H and the slots they give") {
+  config::RunOptions o = with_command();
+  o.num_proc = 3;
+  config::LaunchConfig c = config::resolve_launch_config(o, "", kNames);
+  CHECK(c.num_proc == 3);
+  CHECK(c.host.name == "localhost");
+
+  o.num_proc.reset();
+  o.hosts = "thishost:4";
+  c = config::resolve_launch_config(o, "", kNames);
+  CHECK(c.num_proc == 4);  // -H alone: as many ranks as slots
+  CHECK(c.host.name == "thishost");
+
+  o.num_proc = 2;
+  CHECK(config::resolve_launch_config(o, "", kNames).num_proc == 2);
+  o.num_proc = 5;
+  CHECK_THROWS_AS(config::resolve_launch_config(o, "", kNames), hvd::UsageError);
+  o.hostfile = "x";
+  CHECK_THROWS_WITH_AS(config::resolve_launch_config(o, "", kNames),
+                       "-H and --hostfile are mutually exclusive; give one of them",
+                       hvd::UsageError);
+}
+
+TEST_CASE("launch_config: built-in values stand when there is no defaults file") {
+  config::RunOptions o = with_command();
+  o.num_proc = 1;
+  const config::LaunchConfig c = config::resolve_launch_config(o, "/nonexistent.yaml", kNames);
+  CHECK(c.sources.empty());
+  CHECK(c.settings.tunables.cache_capacity == 1024);
+  CHECK(c.bind_to == hvd::launcher::binding::BindPolicy::kAuto);
+}
+
+TEST_CASE("launch_config: flags override settings one by one") {
+  config::Settings s;
+  config::RunOptions o;
+  o.cache_capacity = 7;
+  o.tag_output = false;
+  o.bind_to = "none";
+  config::apply_flags(s, o);
+  CHECK(s.tunables.cache_capacity == 7);
+  CHECK(s.tunables.cycle_time_ms == 1);  // untouched
+  CHECK_FALSE(s.launcher.tag_output);
+  CHECK(s.launcher.bind_to == "none");
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "config/tunables.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "config/yaml_file.h"
+#include "hvd/error.h"
+
+namespace config = hvd::launcher::config;
+
+namespace {
+config::Settings apply(const std::string& text) {
+  config::Settings s;
+  config::apply_yaml(s, config::load_yaml_text(text, "t.yaml"), "t.yaml");
+  return s;
+}
+std::string error_of(const std::string& text) {
+  try {
+    apply(text);
+  } catch (const hvd::ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST_CASE("tunables: configs/defaults.yaml says the same as the built-in values") {
+  config::Settings from_file;
+  const std::string path = std::string(HVD_SOURCE_DIR) + "/configs/defaults.yaml";
+  config::apply_yaml(from_file, config::load_yaml_file(path), path);
+  CHECK(config::to_json(from_file) == config::to_json(config::Settings{}));
+}
+
+TEST_CASE("tunables: horovodrun's sections map to HOROVOD_* in Horovod's units") {
+  const config::Settings s = apply(
+      "params: {fusion_threshold_mb: 0.5, cycle_time_ms: 2.5, cache_capacity: 0,"
+      " hierarchical_allreduce: true}\n"
+      "timeline: {filename: t.json, mark_cycles: true}\n"
+      "stall_check: {enabled: false, warning_time_seconds: 5, shutdown_time_seconds: 9}\n"
+      "logging: {level: info}\n");
+  const auto env = config::tunables_env(s.tunables);
+  CHECK(env.at("HOROVOD_FUSION_THRESHOLD") == "524288");
+  CHECK(env.at("HOROVOD_CYCLE_TIME") == "2.500000");
+  CHECK(env.at("HOROVOD_CACHE_CAPACITY") == "0");
+  CHECK(env.at("HOROVOD_HIERARCHICAL_ALLREDUCE") == "1");
+  CHECK(env.at("HOROVOD_TIMELINE") == "t.json");
+  CHECK(env.at("HOROVOD_TIMELINE_MARK_CYCLES") == "1");
+  CHECK(env.at("HOROVOD_STALL_CHECK_DISABLE") == "1");
+  CHECK(env.at("HOROVOD_STALL_CHECK_TIME_SECONDS") == "5");
+  CHECK(env.at("HOROVOD_STALL_SHUTDOWN_TIME_SECONDS") == "9");
+  CHECK(env.at("HOROVOD_LOG_LEVEL") == "info");
+  CHECK(config::tunables_env(config::Tunables{}).count("HOROVOD_TIMELINE") == 0);
+}
+
+TEST_CASE("tunables: errors name the file, line, column and key") {
+  CHECK(error_of("params:\n  cache_capacity: x\n") ==
+        "t.yaml:2:19: params.cache_capacity: expected an integer, got 'x'");
+  CHECK(error_of("params:\n  nope: 1\n").rfind("t.yaml:2:3: unknown key 'params.nope'", 0) == 0);
+  CHECK(error_of("autotune: {enabled: true}\n").find("unknown key 'autotune'") !=
+        std::string::npos);
+  CHECK(error_of("logging:\n  level: loud\n").find("logging.level: 'loud'") != std::string::npos);
+  CHECK(error_of("launcher:\n  bind_to: socket\n").find("launcher.bind_to") != std::string::npos);
+  CHECK(error_of("params: 3\n").find("params must be a mapping") != std::string::npos);
+  CHECK(error_of("- a\n- b\n").find("the file must be a mapping") != std::string::npos);
+  CHECK(error_of("").find("no error") == 0);  // an empty file changes nothing
+  CHECK_THROWS_AS(config::load_yaml_text("a: [1\n", "bad.yaml"), hvd::ConfigError);
+}
+
+TEST_CASE("tunables: out-of-range values are refused") {
+  config::Settings s;
+  s.tunables.cycle_time_ms = 0;
+  CHECK_THROWS_WITH_AS(config::validate(s, "x.yaml"), "x.yaml: cycle time must be > 0 ms",
+                       hvd::ConfigError);
+  s = {};
+  s.launcher.kill_grace_seconds = -1;
+  CHECK_THROWS_AS(config::validate(s, "x.yaml"), hvd::ConfigError);
+}
