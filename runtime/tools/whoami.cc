@@ -219,6 +219,21 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
   for (const auto& row : rows) print_line(row);
 }
 
+// Waits for every rank's row, in WAITs of at most kMaxKeys keys under one overall deadline.
+void gather_wait(hvd::store::KvClient& store, int size) {
+  const auto deadline = std::chrono::steady_clock::now() + kGatherTimeout;
+  std::vector<std::string> keys;
+  for (int r = 0; r < size; ++r) {
+    keys.push_back(str_cat("whoami/", r));
+    if (keys.size() == hvd::store::kMaxKeys || r == size - 1) {
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      store.wait(keys, std::max(left, std::chrono::milliseconds(0)));
+      keys.clear();
+    }
+  }
+}
+
 int run(const EnvMap& env) {
   const int rank = parse_int(required(env, env::kRank), env::kRank);
   const int size = parse_int(required(env, env::kSize), env::kSize);
@@ -231,11 +246,12 @@ int run(const EnvMap& env) {
   store.set(str_cat("whoami/", rank), join_row(my_row(env, rank, size)));
   if (rank != 0) return 0;
 
-  std::vector<std::string> keys;
-  for (int r = 0; r < size; ++r) keys.push_back(str_cat("whoami/", r));
-  store.wait(keys, kGatherTimeout);
+  gather_wait(store, size);
   std::vector<std::vector<std::string>> rows;
-  for (int r = 0; r < size; ++r) rows.push_back(split_row(store.get(keys[r], kGatherTimeout), r));
+  rows.reserve(static_cast<size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    rows.push_back(split_row(store.get(str_cat("whoami/", r), kGatherTimeout), r));
+  }
   check_consistent(rows);
   print_table(rows);
   std::cout << size << (size == 1 ? " rank" : " ranks")

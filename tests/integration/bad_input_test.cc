@@ -49,6 +49,8 @@ TEST_CASE("configuration errors exit 3 and point at the file") {
   TempDir dir;
   expect_error({"-np", "2", "--config-file", dir.file("missing.yaml"), "--", "/bin/true"}, 3,
                "missing.yaml: cannot read");
+  expect_error({"-np", "2", "--config-file", dir.path(), "--", "/bin/true"}, 3,
+               "it is a directory");
   expect_error({"-np", "2", "--config-file", file_with(dir, "params:\n  cycle_time_ms: [1\n"),
                 "--", "/bin/true"},
                3, "config.yaml:3:1: malformed YAML");

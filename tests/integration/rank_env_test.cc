@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -150,4 +151,16 @@ TEST_CASE("the quick-start job: hvd-whoami checks in through the rendezvous stor
     }
     CHECK_MESSAGE(row, "no row for rank ", rank, " in:\n", r.out);
   }
+}
+
+TEST_CASE("-H localhost:N and a hostfile give the number of ranks") {
+  const ProcessResult h = run(hvdrun({"-H", "localhost:3", "--", RANK_PROBE_EXE, "env"}));
+  REQUIRE_MESSAGE(h.exit_code == 0, h.err);
+  CHECK(split_lines(h.out).size() == 3);
+  TempDir dir;
+  const std::string hostfile = dir.file("hosts");
+  std::ofstream(hostfile) << "# this machine\nlocalhost slots=2\n";
+  const ProcessResult f = run(hvdrun({"--hostfile", hostfile, "--", RANK_PROBE_EXE, "env"}));
+  REQUIRE_MESSAGE(f.exit_code == 0, f.err);
+  CHECK(split_lines(f.out).size() == 2);
 }

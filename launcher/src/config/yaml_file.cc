@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -45,6 +46,10 @@ YAML::Node load_yaml_text(const std::string& text, const std::string& name) {
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ConfigError(str_cat(path, ": cannot read: it is a directory, not a YAML file"));
+  }
   std::ifstream in(path);
   if (!in) throw ConfigError(str_cat(path, ": cannot read: ", std::strerror(errno)));
   std::ostringstream text;

@@ -37,7 +37,7 @@ using std::chrono::milliseconds;
 constexpr size_t kMaxPendingInput = kHeaderBytes + kMaxFrameBytes;
 // A client that does not read its replies gets no new requests processed past this backlog.
 constexpr size_t kMaxPendingOutput = size_t{4} << 20;
-constexpr size_t kReadChunk = 64 * 1024;
+constexpr size_t kReadChunk = size_t{64} << 10;
 // How long to stop accepting when out of descriptors, instead of spinning on accept().
 constexpr milliseconds kAcceptPause(100);
 
@@ -174,7 +174,8 @@ class KvServer::Loop {
     try {
       if ((revents & POLLNVAL) != 0) throw InternalError("store server: polled a closed fd");
       if ((revents & (POLLIN | POLLRDHUP | POLLHUP | POLLERR)) != 0) read_input(c);
-      if ((revents & (POLLHUP | POLLERR)) != 0) c.eof = true;
+      // RDHUP is only asked for while not reading (see run_cycle): it must end the client here.
+      if ((revents & (POLLHUP | POLLERR | POLLRDHUP)) != 0) c.eof = true;
       if ((revents & POLLOUT) != 0) flush(c);
       // Requests that arrived before a close are still carried out; then the client goes.
       if (!c.dead) pump(c);
@@ -190,13 +191,10 @@ class KvServer::Loop {
       const ssize_t n = recv(c.fd.get(), buf, sizeof(buf), 0);
       if (n > 0) {
         c.in.append(buf, static_cast<size_t>(n));
-      } else if (n == 0) {
-        c.eof = true;
+      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
         return;
-      } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        return;
-      } else if (errno != EINTR) {
-        c.eof = true;  // reset or other error: nothing more will come
+      } else if (n == 0 || errno != EINTR) {
+        c.eof = true;  // closed, reset or broken: nothing more will come
         return;
       }
     }
