@@ -9,6 +9,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev   # launcher
   libhwloc-dev hwloc                                # CPU/NUMA binding
   libopenmpi-dev openmpi-bin libpmix-dev            # MPI and PMIx (controllers, tests, benchmark)
+  slurm-wlm                                         # srun/sbatch, and the private test cluster
+  libkainjow-mustache-dev                           # sbatch script templates
   doctest-dev                                       # unit tests
   hyperfine                                         # benchmark helper (scripts/bench-launch.sh)
 )

@@ -4,13 +4,10 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <sstream>
 
-#include "config/data_dirs.h"
 #include "check/slurm_probe.h"
 #include "hvd/build_config.h"
-#include "hvd/env_keys.h"
 #include "hvd/error.h"
 
 namespace hvd::launcher::check {
@@ -60,19 +57,18 @@ Feature gpu_feature(const std::string& name, bool built, const std::string& libr
   return f;
 }
 
-void add_profiles_from(const std::string& dir, std::vector<ProfileEntry>& out) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) return;
-  std::vector<ProfileEntry> found;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const auto& p = entry.path();
-    if (p.extension() == ".yaml" || p.extension() == ".yml") {
-      found.push_back({p.stem().string(), p.string()});
-    }
-  }
-  std::sort(found.begin(), found.end(),
-            [](const ProfileEntry& a, const ProfileEntry& b) { return a.name < b.name; });
-  out.insert(out.end(), found.begin(), found.end());
+// The catalog lists the embedded profile last, where it loses to a local.yaml; the report
+// has always shown it first.
+std::vector<profile::ProfileEntry> embedded_first(std::vector<profile::ProfileEntry> all) {
+  std::stable_partition(all.begin(), all.end(),
+                        [](const profile::ProfileEntry& e) { return e.path.empty(); });
+  return all;
+}
+
+// One line per profile: a multi-line error is folded onto it.
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
 }
 
 void print_section(std::ostringstream& out, const std::string& title,
@@ -87,19 +83,6 @@ void print_section(std::ostringstream& out, const std::string& title,
 }
 
 }  // namespace
-
-std::vector<std::string> profile_dirs(const EnvMap& env) {
-  std::vector<std::string> dirs;
-  const std::string data = config::data_dir();
-  if (!data.empty()) dirs.push_back(data + "/site-profiles");
-  std::stringstream extra(env_or(env, env::kProfilePath, ""));
-  for (std::string dir; std::getline(extra, dir, ':');) {
-    if (!dir.empty()) dirs.push_back(dir);
-  }
-  const std::string home = env_or(env, "HOME", "");
-  if (!home.empty()) dirs.push_back(home + "/.config/hvdrun");
-  return dirs;
-}
 
 BuildReport gather_build_report(const EnvMap& env) {
   BuildReport r;
@@ -126,8 +109,7 @@ BuildReport gather_build_report(const EnvMap& env) {
       Feature{"Slurm", false, !srun.path.empty(),
               srun_text + "; launching inside allocations is not built yet"},
   };
-  r.profiles.push_back({"local", ""});
-  for (const std::string& dir : profile_dirs(env)) add_profiles_from(dir, r.profiles);
+  r.profiles = embedded_first(profile::list_profiles(env));
   return r;
 }
 
@@ -138,8 +120,11 @@ std::string format_text(const BuildReport& r) {
   print_section(out, "Available Tensor Operations", r.tensor_operations);
   print_section(out, "Launchers", r.launchers);
   out << "Site profiles found:\n";
-  for (const ProfileEntry& p : r.profiles) {
-    out << "    " << p.name << " (" << (p.path.empty() ? "embedded" : p.path) << ")\n";
+  for (const profile::ProfileEntry& p : r.profiles) {
+    out << "    " << p.name << " (" << (p.path.empty() ? "embedded" : p.path) << ")";
+    if (!p.shadowed_by.empty()) out << " [shadowed by " << p.shadowed_by << "]";
+    if (!p.error.empty()) out << " [INVALID: " << one_line(p.error) << "]";
+    out << "\n";
   }
   return out.str();
 }
@@ -153,10 +138,15 @@ nlohmann::json to_json(const BuildReport& r) {
     }
     return list;
   };
+  const auto or_null = [](const std::string& s) {
+    return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
+  };
   nlohmann::json profiles = nlohmann::json::array();
-  for (const ProfileEntry& p : r.profiles) {
+  for (const profile::ProfileEntry& p : r.profiles) {
     profiles.push_back({{"name", p.name},
-                        {"path", p.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.path)}});
+                        {"path", or_null(p.path)},
+                        {"shadowed_by", or_null(p.shadowed_by)},
+                        {"error", or_null(p.error)}});
   }
   return {{"version", r.version},
           {"controllers", section(r.controllers)},

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/env_map.h"
+#include "profile/profile_catalog.h"
 
 namespace hvd::launcher::check {
 
@@ -20,28 +21,22 @@ struct Feature {
   bool available() const { return built && loadable; }
 };
 
-struct ProfileEntry {
-  std::string name;
-  std::string path;  // empty for the embedded profile
-};
-
 struct BuildReport {
   std::string version;
   std::vector<Feature> controllers;
   std::vector<Feature> tensor_operations;
   std::vector<Feature> launchers;
-  std::vector<ProfileEntry> profiles;
+  /// The embedded `local` profile first, then the files in the order and with the shadowing of
+  /// `hvdrun profiles list` (profile::list_profiles).
+  std::vector<profile::ProfileEntry> profiles;
 };
 
 /// Probes the libraries named at configure time with dlopen, looks for srun in PATH (and asks
-/// it its version), and lists the site profiles in the search path.
+/// it its version), and lists the site profiles in the search path, loading each to tell the
+/// broken ones (a broken profile is listed with its error, not thrown).
 BuildReport gather_build_report(const EnvMap& env);
 
 std::string format_text(const BuildReport& report);
 nlohmann::json to_json(const BuildReport& report);
-
-/// The folders searched for site profiles, in order: the install's site-profiles/,
-/// $HVDRUN_PROFILE_PATH, ~/.config/hvdrun.
-std::vector<std::string> profile_dirs(const EnvMap& env);
 
 }  // namespace hvd::launcher::check

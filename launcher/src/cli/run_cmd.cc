@@ -6,15 +6,17 @@
 #include <iostream>
 
 #include "binding/cpu_topology.h"
+#include "cli/slurm_run.h"
 #include "binding/gpu_inventory.h"
 #include "config/data_dirs.h"
 #include "config/launch_config.h"
-#include "exec/local_launcher.h"
+#include "exec/supervisor.h"
 #include "exec/output_router.h"
 #include "exec/program_lookup.h"
 #include "hvd/error.h"
 #include "plan/launch_plan.h"
 #include "plan/plan_json.h"
+#include "slurm/allocation.h"
 #include "store/kv_server.h"
 
 namespace hvd::launcher::cli {
@@ -51,6 +53,20 @@ void register_tunables(CLI::App& app, config::RunOptions& o) {
       });
 }
 
+// One child per rank: the inherited environment with the rank's own variables on top.
+std::vector<exec::Child> local_children(const plan::LaunchPlan& p, const EnvMap& env) {
+  std::vector<exec::Child> children;
+  for (const plan::RankPlan& r : p.ranks) {
+    EnvMap full = env;
+    for (const auto& [key, value] : r.env) full[key] = value;
+    exec::Child c{str_cat("rank ", r.rank, " on ", r.host), {p.program, p.command, {}, r.binding.cpus},
+                  r.rank, {}};
+    for (const auto& [key, value] : full) c.request.env.push_back(key + "=" + value);
+    children.push_back(std::move(c));
+  }
+  return children;
+}
+
 void print_dry_run(const config::LaunchConfig& cfg, const plan::MachineFacts& facts,
                    const std::string& program) {
   plan::Endpoints ep;
@@ -79,6 +95,11 @@ void register_run_options(CLI::App& app, config::RunOptions& o) {
   app.add_flag("--check-build", o.check_build, "Show what hvdrun was built with (-cb)");
   app.add_flag("--json", o.json, "With --check-build: print JSON");
   app.add_flag("--verbose", o.verbose, "Say more about what hvdrun does");
+  app.add_option("--launcher", o.launcher,
+                 "auto (srun inside a Slurm job, else this machine), local or slurm")
+      ->check(CLI::IsMember({"auto", "local", "slurm"}));
+  app.add_option("--profile", o.profile, "Site profile name or path (default: detected)");
+  app.add_option("--srun-arg", o.srun_args, "Extra srun flag, e.g. --srun-arg=--exclusive");
   register_tunables(app, o);
 }
 
@@ -101,6 +122,24 @@ std::vector<std::string> take_command(const std::vector<std::string>& remaining)
                              "'; see hvdrun --help (put the program after --)"));
   }
   return remaining;
+}
+
+std::vector<std::string> take_command(const CLI::App& sub, const CLI::App& app) {
+  if (!sub.parsed()) return {};
+  std::vector<std::string> command = take_command(sub.remaining());
+  return command.empty() ? app.remaining() : command;
+}
+
+int run_command(const config::RunOptions& opts, const EnvMap& env) {
+  const bool in_job = slurm::in_allocation(env);
+  if (opts.launcher == "slurm" && !in_job) {
+    throw SchedulerError("--launcher slurm: not inside a Slurm job (SLURM_JOB_ID is not set); "
+                         "start hvdrun from salloc or a batch script, or use hvdrun sbatch");
+  }
+  if (opts.launcher == "slurm" || (opts.launcher == "auto" && in_job)) {
+    return run_in_allocation(opts, env);
+  }
+  return run_local(opts, env);
 }
 
 int run_local(const config::RunOptions& opts, const EnvMap& env) {
@@ -130,9 +169,9 @@ int run_local(const config::RunOptions& opts, const EnvMap& env) {
   const plan::LaunchPlan p = plan::build_local_plan(cfg, facts, ep, program);
   exec::OutputRouter router(p.size, cfg.settings.launcher.tag_output, cfg.output_dir,
                             STDOUT_FILENO, STDERR_FILENO);
-  exec::LocalLauncher launcher(p, env, router,
-                               std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds));
-  return launcher.run();
+  exec::Supervisor supervisor(local_children(p, env), router,
+                              std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds));
+  return supervisor.run();
 }
 
 }  // namespace hvd::launcher::cli

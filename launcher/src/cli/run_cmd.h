@@ -23,6 +23,14 @@ std::set<std::string> options_taking_value(const CLI::App& app);
 /// unknown option in hvdrun's part of the line (before the program).
 std::vector<std::string> take_command(const std::vector<std::string>& remaining);
 
+/// The program given to subcommand `sub`. CLI11 hands what follows a "--" after a
+/// subcommand's options to the parent app, so both are looked at.
+std::vector<std::string> take_command(const CLI::App& sub, const CLI::App& app);
+
+/// Runs the command the options describe: inside a Slurm job (or with --launcher slurm) as one
+/// srun step, otherwise on this machine. Returns hvdrun's exit code.
+int run_command(const config::RunOptions& opts, const EnvMap& env);
+
 /// Resolves the configuration and either prints the plan (--dry-run) or runs the ranks.
 /// Returns hvdrun's exit code; throws hvd::Error for anything that stops the run before it starts.
 int run_local(const config::RunOptions& opts, const EnvMap& env);

@@ -14,8 +14,19 @@ void take(T& target, const std::optional<T>& flag) {
   if (flag) target = *flag;
 }
 
-Settings merge_settings(const RunOptions& opts, const std::string& defaults_path,
-                        std::vector<std::string>& sources) {
+std::vector<local::HostSlots> requested_hosts(const RunOptions& opts) {
+  if (!opts.hosts.empty() && !opts.hostfile.empty()) {
+    throw UsageError("-H and --hostfile are mutually exclusive; give one of them");
+  }
+  if (!opts.hosts.empty()) return local::parse_host_list(opts.hosts);
+  if (!opts.hostfile.empty()) return local::parse_hostfile(opts.hostfile);
+  return {};
+}
+
+}  // namespace
+
+Settings resolve_settings(const RunOptions& opts, const std::string& defaults_path,
+                          std::vector<std::string>& sources) {
   Settings settings;
   std::error_code ec;
   if (!defaults_path.empty() && std::filesystem::exists(defaults_path, ec)) {
@@ -32,17 +43,6 @@ Settings merge_settings(const RunOptions& opts, const std::string& defaults_path
   validate(settings, "command line");
   return settings;
 }
-
-std::vector<local::HostSlots> requested_hosts(const RunOptions& opts) {
-  if (!opts.hosts.empty() && !opts.hostfile.empty()) {
-    throw UsageError("-H and --hostfile are mutually exclusive; give one of them");
-  }
-  if (!opts.hosts.empty()) return local::parse_host_list(opts.hosts);
-  if (!opts.hostfile.empty()) return local::parse_hostfile(opts.hostfile);
-  return {};
-}
-
-}  // namespace
 
 void apply_flags(Settings& settings, const RunOptions& opts) {
   Tunables& t = settings.tunables;
@@ -64,7 +64,7 @@ void apply_flags(Settings& settings, const RunOptions& opts) {
 LaunchConfig resolve_launch_config(const RunOptions& opts, const std::string& defaults_path,
                                    const std::set<std::string>& machine_names) {
   LaunchConfig cfg;
-  cfg.settings = merge_settings(opts, defaults_path, cfg.sources);
+  cfg.settings = resolve_settings(opts, defaults_path, cfg.sources);
   cfg.bind_to = binding::parse_bind_policy(cfg.settings.launcher.bind_to);
 
   if (opts.num_proc && *opts.num_proc < 1) {

@@ -31,6 +31,11 @@ struct LaunchConfig {
 LaunchConfig resolve_launch_config(const RunOptions& opts, const std::string& defaults_path,
                                    const std::set<std::string>& machine_names);
 
+/// The settings layers alone (defaults file, --config-file, flags), validated; `sources` gets
+/// the files that were merged.
+Settings resolve_settings(const RunOptions& opts, const std::string& defaults_path,
+                          std::vector<std::string>& sources);
+
 /// Applies the command-line layer of `opts` on top of `settings`.
 void apply_flags(Settings& settings, const RunOptions& opts);
 

@@ -20,6 +20,12 @@ struct RunOptions {
   bool json = false;
   bool verbose = false;
 
+  // Where the ranks run: "auto" (inside a Slurm job: srun; otherwise this machine), "local"
+  // or "slurm".
+  std::string launcher = "auto";
+  std::string profile;                    // --profile NAME or PATH; empty = detect
+  std::vector<std::string> srun_args;     // --srun-arg, passed to srun as they are
+
   // Launcher settings.
   std::optional<bool> tag_output;
   std::optional<int> kill_grace_seconds;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "hvd/error.h"
 
@@ -37,12 +38,17 @@ T convert(const std::string& file, const YAML::Node& node, const std::string& pa
 }  // namespace
 
 YAML::Node load_yaml_text(const std::string& text, const std::string& name) {
+  std::vector<YAML::Node> docs;
   try {
-    YAML::Node root = YAML::Load(text);
-    return root;
+    docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(str_cat(mark_text(name, e.mark), ": malformed YAML: ", e.msg));
   }
+  // YAML::Load would read the first document and drop the rest without a word.
+  if (docs.size() > 1) {
+    throw ConfigError(str_cat(where(name, docs[1]), ": only one YAML document is allowed"));
+  }
+  return docs.empty() ? YAML::Node() : docs.front();  // empty or comments only: a null node
 }
 
 YAML::Node load_yaml_file(const std::string& path) {

@@ -72,28 +72,66 @@ void OutputRouter::emit(Stream stream, std::string_view prefix, std::string_view
   out.push_back('\n');
 }
 
-void OutputRouter::on_data(int rank, Stream stream, std::string_view data) {
-  Channel& c = channel(rank, stream);
-  if (c.file.valid()) write_fully(c.file.get(), data);
+template <typename OnLine>
+void OutputRouter::split_lines(std::string& partial, std::string_view data, OnLine line) {
   while (!data.empty()) {
     const size_t nl = data.find('\n');
     if (nl == std::string_view::npos) {
-      c.partial.append(data);
-      if (c.partial.size() >= kMaxLine) {
-        emit(stream, c.prefix, c.partial);
-        c.partial.clear();
+      partial.append(data);
+      if (partial.size() >= kMaxLine) {
+        line(std::string_view(partial));
+        partial.clear();
       }
       return;
     }
-    if (c.partial.empty()) {
-      emit(stream, c.prefix, data.substr(0, nl));
+    if (partial.empty()) {
+      line(data.substr(0, nl));
     } else {
-      c.partial.append(data.substr(0, nl));
-      emit(stream, c.prefix, c.partial);
-      c.partial.clear();
+      partial.append(data.substr(0, nl));
+      line(std::string_view(partial));
+      partial.clear();
     }
     data.remove_prefix(nl + 1);
   }
+}
+
+void OutputRouter::on_data(int rank, Stream stream, std::string_view data) {
+  Channel& c = channel(rank, stream);
+  if (c.file.valid()) write_fully(c.file.get(), data);
+  split_lines(c.partial, data, [&](std::string_view line) { emit(stream, c.prefix, line); });
+}
+
+void OutputRouter::emit_labeled(Stream stream, std::string_view line) {
+  // srun right-aligns the task number: "  3: text".
+  size_t pos = line.find_first_not_of(' ');
+  size_t digits = pos;
+  while (digits < line.size() && line[digits] >= '0' && line[digits] <= '9') ++digits;
+  const bool labeled = pos != std::string_view::npos && digits > pos && digits - pos < 8 &&
+                       line.substr(digits, 2) == ": ";
+  const int rank = labeled ? std::stoi(std::string(line.substr(pos, digits - pos))) : -1;
+  if (rank < 0 || static_cast<size_t>(rank) * 2 >= channels_.size()) {
+    if (unlabeled_observer_) unlabeled_observer_(line);
+    emit(stream, "", line);
+    return;
+  }
+  const std::string_view text = line.substr(digits + 2);
+  Channel& c = channel(rank, stream);
+  if (c.file.valid()) {
+    write_fully(c.file.get(), text);
+    write_fully(c.file.get(), "\n");
+  }
+  emit(stream, c.prefix, text);
+}
+
+void OutputRouter::on_labeled_data(Stream stream, std::string_view data) {
+  split_lines(labeled_partial_[static_cast<int>(stream)], data,
+              [&](std::string_view line) { emit_labeled(stream, line); });
+}
+
+void OutputRouter::on_labeled_eof(Stream stream) {
+  std::string& partial = labeled_partial_[static_cast<int>(stream)];
+  if (!partial.empty()) emit_labeled(stream, partial);
+  partial.clear();
 }
 
 void OutputRouter::on_eof(int rank, Stream stream) {

@@ -5,6 +5,7 @@
 // others in a single buffer, so lines from different ranks never tear or interleave mid-line.
 // With an output directory it also copies each rank's raw bytes to DIR/rank.N/{stdout,stderr}.
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,15 @@ class OutputRouter {
   void on_data(int rank, Stream stream, std::string_view data);
   /// The pipe closed: a last line without a newline is completed.
   void on_eof(int rank, Stream stream);
+  /// Output of `srun --label`: each line starts with its task number ("  3: text"). Lines are
+  /// re-tagged as that rank's; lines without a label (srun's own messages) pass untagged.
+  void on_labeled_data(Stream stream, std::string_view data);
+  void on_labeled_eof(Stream stream);
+  /// Called with each unlabeled line of labeled output (srun's own messages).
+  void set_unlabeled_observer(std::function<void(std::string_view)> observer) {
+    unlabeled_observer_ = std::move(observer);
+  }
+
   /// Writes what is buffered to out_fd and err_fd. A closed terminal (EPIPE) is ignored so
   /// that the ranks are not killed by hvdrun's own output failing.
   void flush();
@@ -44,8 +54,15 @@ class OutputRouter {
   };
   Channel& channel(int rank, Stream stream);
   void emit(Stream stream, std::string_view prefix, std::string_view line);
+  void emit_labeled(Stream stream, std::string_view line);
+
+  // Splits `data` into lines, appending to `partial`; calls `line` for each whole one.
+  template <typename OnLine>
+  static void split_lines(std::string& partial, std::string_view data, OnLine line);
 
   std::vector<Channel> channels_;  // 2 per rank
+  std::string labeled_partial_[2];  // srun --label output, per stream
+  std::function<void(std::string_view)> unlabeled_observer_;
   std::string pending_[2];         // merged output, per destination
   int fds_[2];
 };

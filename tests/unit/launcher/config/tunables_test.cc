@@ -68,6 +68,21 @@ TEST_CASE("tunables: errors name the file, line, column and key") {
   CHECK_THROWS_AS(config::load_yaml_text("a: [1\n", "bad.yaml"), hvd::ConfigError);
 }
 
+TEST_CASE("tunables: a second YAML document is refused, not ignored") {
+  CHECK(error_of("params:\n  cache_capacity: 8\n---\nparams:\n  cache_capacity: x\n") ==
+        "t.yaml:4:1: only one YAML document is allowed");
+  CHECK(error_of("logging: {level: info}\n--- 3\n") ==
+        "t.yaml:2:5: only one YAML document is allowed");
+  SUBCASE("an empty second document counts too") {
+    CHECK(error_of("logging: {level: info}\n---\n").find("only one YAML document") !=
+          std::string::npos);
+  }
+  SUBCASE("one document, with or without its markers, is fine") {
+    CHECK(error_of("---\nlogging: {level: info}\n...\n") == "no error");
+    CHECK(error_of("# nothing but a comment\n") == "no error");
+  }
+}
+
 TEST_CASE("tunables: out-of-range values are refused") {
   config::Settings s;
   s.tunables.cycle_time_ms = 0;

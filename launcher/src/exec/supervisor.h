@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// LocalLauncher: runs a launch plan's ranks on this machine and stays with them to the end.
+// Supervisor: starts the job's processes and stays with them to the end. Locally they are the
+// ranks themselves; inside a Slurm allocation it is the one srun whose tasks are the ranks (and
+// whose --label'ed output is turned back into per-rank lines).
 //
-// One thread, one poll() loop over the ranks' output pipes and a signalfd:
+// One thread, one poll() loop over the children's output pipes and a signalfd:
 //  - output goes through OutputRouter, whole lines only;
-//  - the first rank that exits non-zero or dies from a signal is the failure: the others get
+//  - the first child that exits non-zero or dies from a signal is the failure: the others get
 //    SIGTERM, then SIGKILL after the grace period, and hvdrun exits with that rank's code
-//    (128+signal for a signal);
+//    (128+signal for a signal); srun reports which task failed itself;
 //  - SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to hvdrun are forwarded to every rank, which then
 //    get the same grace before SIGKILL (a second SIGINT kills at once); hvdrun exits 128+signal;
 //  - SIGUSR1 and SIGUSR2 are forwarded and the run goes on (preemption notices);
@@ -16,14 +18,13 @@
 #include <poll.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "config/env_map.h"
 #include "exec/output_router.h"
 #include "exec/rank_process.h"
-#include "plan/launch_plan.h"
 
 namespace hvd::launcher::exec {
 
@@ -31,21 +32,30 @@ namespace hvd::launcher::exec {
 /// thread starts (threads inherit the mask) and before the ranks are spawned.
 void block_forwarded_signals();
 
-class LocalLauncher {
- public:
-  /// `base_env` is inherited by every rank; the plan's per-rank variables go on top.
-  LocalLauncher(const plan::LaunchPlan& plan, const EnvMap& base_env, OutputRouter& router,
-                std::chrono::seconds kill_grace);
-  ~LocalLauncher();
-  LocalLauncher(const LocalLauncher&) = delete;
-  LocalLauncher& operator=(const LocalLauncher&) = delete;
+/// One process to start and watch.
+struct Child {
+  std::string name;      // for messages: "rank 3 (pid 42 on host)" or "srun"
+  SpawnRequest request;
+  int output_rank = -1;  // >= 0: its output is this rank's; -1: srun --label output
+  /// For srun: which rank really failed, since srun's own exit code is the highest of its
+  /// tasks'. Returns the failure's exit code and a description, or nothing.
+  std::function<std::optional<std::pair<int, std::string>>()> explain_failure;
+};
 
-  /// Starts the ranks and returns hvdrun's exit code once all are gone.
-  /// Throws LaunchError if the ranks cannot be started (after stopping the ones that were).
+class Supervisor {
+ public:
+  Supervisor(std::vector<Child> children, OutputRouter& router, std::chrono::seconds kill_grace);
+  ~Supervisor();
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
+  /// Starts the children and returns hvdrun's exit code once all are gone.
+  /// Throws LaunchError if they cannot be started (after stopping the ones that were).
   int run();
 
  private:
   struct Rank {
+    Child child;
     RankProcess process;
     bool alive = false;
   };
@@ -72,8 +82,6 @@ class LocalLauncher {
   bool read_pipe(int rank, Stream stream);
   int live_ranks() const;
 
-  const plan::LaunchPlan& plan_;
-  const EnvMap& base_env_;
   OutputRouter& router_;
   std::chrono::seconds kill_grace_;
   std::vector<Rank> ranks_;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "exec/local_launcher.h"
+#include "exec/supervisor.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -48,15 +48,16 @@ void block_forwarded_signals() {
   signal(SIGPIPE, SIG_IGN);  // a closed stdout must not kill hvdrun and orphan the ranks
 }
 
-LocalLauncher::LocalLauncher(const plan::LaunchPlan& plan, const EnvMap& base_env,
-                             OutputRouter& router, std::chrono::seconds kill_grace)
-    : plan_(plan), base_env_(base_env), router_(router), kill_grace_(kill_grace) {
+Supervisor::Supervisor(std::vector<Child> children, OutputRouter& router,
+                       std::chrono::seconds kill_grace)
+    : router_(router), kill_grace_(kill_grace) {
+  for (Child& c : children) ranks_.push_back(Rank{std::move(c), {}, false});
   const sigset_t set = forwarded_set();
   signal_fd_ = net::Fd(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   if (!signal_fd_.valid()) throw LaunchError(str_cat("signalfd failed: ", std::strerror(errno)));
 }
 
-LocalLauncher::~LocalLauncher() {
+Supervisor::~Supervisor() {
   // Only reached with live ranks when run() threw: leave nothing behind.
   for (Rank& r : ranks_) {
     if (r.alive) {
@@ -66,7 +67,7 @@ LocalLauncher::~LocalLauncher() {
   }
 }
 
-int LocalLauncher::run() {
+int Supervisor::run() {
   spawn_all();
   event_loop();
   kill_process_groups();
@@ -77,37 +78,31 @@ int LocalLauncher::run() {
   return 0;
 }
 
-void LocalLauncher::spawn_all() {
-  ranks_.resize(plan_.ranks.size());
-  for (size_t i = 0; i < plan_.ranks.size(); ++i) {
-    const plan::RankPlan& rp = plan_.ranks[i];
-    EnvMap env = base_env_;
-    for (const auto& [key, value] : rp.env) env[key] = value;
-    SpawnRequest request{plan_.program, plan_.command, {}, rp.binding.cpus};
-    for (const auto& [key, value] : env) request.env.push_back(key + "=" + value);
-    ranks_[i].process = spawn_rank(request);
-    ranks_[i].alive = true;
+void Supervisor::spawn_all() {
+  for (Rank& r : ranks_) {
+    r.process = spawn_rank(r.child.request);
+    r.alive = true;
   }
-  // Exec failures come back through a pipe per rank; the program was checked beforehand, so
+  // Exec failures come back through a pipe per child; the program was checked beforehand, so
   // this is rare (a race with a file being removed, or a refused CPU set).
   for (size_t i = 0; i < ranks_.size(); ++i) {
     const int err = wait_for_exec(ranks_[i].process);
     if (err != 0 && !failure_) {
-      say(router_, str_cat("rank ", i, ": cannot execute '", plan_.program, "': ",
-                           std::strerror(err)));
+      say(router_, str_cat(ranks_[i].child.name, ": cannot execute '",
+                           ranks_[i].child.request.program, "': ", std::strerror(err)));
       failure_ = Failure{static_cast<int>(i), 127};
     }
   }
   if (failure_) stop_all(SIGTERM, "");
 }
 
-int LocalLauncher::live_ranks() const {
+int Supervisor::live_ranks() const {
   int n = 0;
   for (const Rank& r : ranks_) n += r.alive ? 1 : 0;
   return n;
 }
 
-void LocalLauncher::event_loop() {
+void Supervisor::event_loop() {
   std::vector<pollfd> fds;
   std::vector<PipeOwner> owners;
   while (live_ranks() > 0) {
@@ -138,7 +133,7 @@ void LocalLauncher::event_loop() {
   }
 }
 
-void LocalLauncher::collect_pipes(std::vector<pollfd>& fds, std::vector<PipeOwner>& owners) {
+void Supervisor::collect_pipes(std::vector<pollfd>& fds, std::vector<PipeOwner>& owners) {
   fds.clear();
   owners.clear();
   for (size_t i = 0; i < ranks_.size(); ++i) {
@@ -152,22 +147,32 @@ void LocalLauncher::collect_pipes(std::vector<pollfd>& fds, std::vector<PipeOwne
   }
 }
 
-bool LocalLauncher::read_pipe(int rank, Stream stream) {
+bool Supervisor::read_pipe(int rank, Stream stream) {
   RankProcess& p = ranks_[static_cast<size_t>(rank)].process;
   net::Fd& fd = stream == Stream::kStdout ? p.out : p.err;
   char buffer[65536];
   const ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
+  const int output_rank = ranks_[static_cast<size_t>(rank)].child.output_rank;
   if (n > 0) {
-    router_.on_data(rank, stream, std::string_view(buffer, static_cast<size_t>(n)));
+    const std::string_view data(buffer, static_cast<size_t>(n));
+    if (output_rank >= 0) {
+      router_.on_data(output_rank, stream, data);
+    } else {
+      router_.on_labeled_data(stream, data);
+    }
     return true;
   }
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
-  router_.on_eof(rank, stream);
+  if (output_rank >= 0) {
+    router_.on_eof(output_rank, stream);
+  } else {
+    router_.on_labeled_eof(stream);
+  }
   fd.reset();
   return false;
 }
 
-void LocalLauncher::handle_signals() {
+void Supervisor::handle_signals() {
   signalfd_siginfo info{};
   while (::read(signal_fd_.get(), &info, sizeof(info)) == static_cast<ssize_t>(sizeof(info))) {
     const int sig = static_cast<int>(info.ssi_signo);
@@ -188,7 +193,7 @@ void LocalLauncher::handle_signals() {
   reap();  // a SIGCHLD may have been merged with another signal
 }
 
-void LocalLauncher::reap() {
+void Supervisor::reap() {
   int status = 0;
   pid_t pid;
   while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
@@ -198,7 +203,7 @@ void LocalLauncher::reap() {
   }
 }
 
-void LocalLauncher::on_exit(int rank, int status) {
+void Supervisor::on_exit(int rank, int status) {
   Rank& r = ranks_[static_cast<size_t>(rank)];
   r.alive = false;
   // Whatever it started is stopped with it, so its pipes close and nothing lingers.
@@ -215,30 +220,36 @@ void LocalLauncher::on_exit(int rank, int status) {
     code = WEXITSTATUS(status);
     how = str_cat("exited with code ", code);
   }
+  if (r.child.explain_failure) {
+    if (const auto explained = r.child.explain_failure()) {
+      code = explained->first;
+      how = str_cat(how, "; first failure: ", explained->second);
+    }
+  }
   failure_ = Failure{rank, code};
   const int others = live_ranks();
-  say(router_, str_cat("rank ", rank, " (pid ", r.process.pid, " on ", plan_.host, ") ", how,
+  say(router_, str_cat(r.child.name, " (pid ", r.process.pid, ") ", how,
                        others > 0 ? str_cat("; stopping the other ", others, " rank(s)") : ""));
   stop_all(SIGTERM, "");
 }
 
-void LocalLauncher::forward(int sig) {
+void Supervisor::forward(int sig) {
   for (Rank& r : ranks_) {
     if (r.alive) kill(-r.process.pid, sig);
   }
 }
 
-void LocalLauncher::stop_all(int sig, const std::string& why) {
+void Supervisor::stop_all(int sig, const std::string& why) {
   if (!why.empty()) say(router_, why);
   forward(sig);
   if (!kill_deadline_) kill_deadline_ = Clock::now() + kill_grace_;
 }
 
-void LocalLauncher::kill_process_groups() {
+void Supervisor::kill_process_groups() {
   for (Rank& r : ranks_) kill(-r.process.pid, SIGKILL);
 }
 
-void LocalLauncher::drain_output(Clock::duration limit) {
+void Supervisor::drain_output(Clock::duration limit) {
   const auto deadline = Clock::now() + limit;
   std::vector<pollfd> fds;
   std::vector<PipeOwner> owners;
@@ -254,7 +265,14 @@ void LocalLauncher::drain_output(Clock::duration limit) {
   }
   // A pipe still open here was passed to a process that left the rank's group; stop waiting.
   collect_pipes(fds, owners);
-  for (const PipeOwner& o : owners) router_.on_eof(o.rank, o.stream);
+  for (const PipeOwner& o : owners) {
+    const int output_rank = ranks_[static_cast<size_t>(o.rank)].child.output_rank;
+    if (output_rank >= 0) {
+      router_.on_eof(output_rank, o.stream);
+    } else {
+      router_.on_labeled_eof(o.stream);
+    }
+  }
 }
 
 }  // namespace hvd::launcher::exec

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/exec_rank_cmd.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+
+#include "exec/program_lookup.h"
+#include "hvd/error.h"
+#include "slurm/allocation.h"
+#include "slurm/gpu_ids.h"
+#include "slurm/task_env.h"
+
+namespace hvd::launcher::cli {
+
+CLI::App* register_exec_rank(CLI::App& app, ExecRankOptions& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "exec-rank", "Inside an srun task: set the rank's environment and GPU, then exec CMD");
+  cmd->add_option("--gpu-env", o.gpu_env, "Variable that selects GPUs (CUDA_VISIBLE_DEVICES)");
+  cmd->add_option("--gpu-order", o.gpu_order, "Local rank i gets visible GPU ORDER[i], e.g. 3,2,1,0");
+  cmd->add_option("--master-addr", o.master_addr, "MASTER_ADDR (default: the step's first node)");
+  cmd->add_option("--master-port", o.master_port, "MASTER_PORT (default: from the job id)");
+  cmd->add_option("--master-port-base", o.master_port_base, "Base for the derived MASTER_PORT");
+  cmd->add_flag("--print-env", o.print_env, "Print the variables this task would get; exec nothing");
+  cmd->prefix_command();
+  return cmd;
+}
+
+int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
+  const slurm::StepTask task = slurm::parse_step_task(env);
+  slurm::TaskEnvOptions options;
+  options.gpu_env = o.gpu_env;
+  options.gpu_order = slurm::parse_gpu_ids(o.gpu_order);  // keeps the order as written
+  options.master_addr = o.master_addr;
+  options.master_port = o.master_port;
+  options.master_port_base = o.master_port_base;
+  const EnvMap mine = slurm::task_env(task, options, env);
+  if (o.print_env) {
+    for (const auto& [key, value] : mine) std::cout << key << "=" << value << "\n";
+    return 0;
+  }
+  if (o.command.empty()) throw UsageError("exec-rank: no program given after --");
+  const std::string program = exec::resolve_program(o.command.front(), env);
+  EnvMap full = env;
+  for (const auto& [key, value] : mine) full[key] = value;
+  std::vector<std::string> entries;
+  for (const auto& [key, value] : full) entries.push_back(key + "=" + value);
+  std::vector<char*> envp, argv;
+  for (std::string& e : entries) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = o.command;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execve(program.c_str(), argv.data(), envp.data());
+  throw LaunchError(str_cat("rank ", task.rank, ": cannot execute '", program, "': ",
+                            std::strerror(errno)));
+}
+
+}  // namespace hvd::launcher::cli

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// `hvdrun exec-rank -- CMD`: the shim each srun task runs. It derives the rank's identity from
+// SLURM_*, picks its GPU, sets the rendezvous, and execs CMD, so the rank stays Slurm's own
+// task (PMIx, cgroups and --kill-on-bad-exit keep working).
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "config/env_map.h"
+
+namespace hvd::launcher::cli {
+
+struct ExecRankOptions {
+  std::string gpu_env = "CUDA_VISIBLE_DEVICES";
+  std::string gpu_order;     // "3,2,1,0"; empty = identity
+  std::string master_addr;   // empty = the step's first node
+  int master_port = 0;       // 0 = derived from the job id
+  int master_port_base = 0;
+  bool print_env = false;    // print the variables instead of exec'ing (for checks)
+  std::vector<std::string> command;
+};
+
+CLI::App* register_exec_rank(CLI::App& app, ExecRankOptions& options);
+
+/// Execs the command with the rank's environment; returns only with --print-env.
+/// Throws SchedulerError outside an srun task, LaunchError when the program is missing.
+int run_exec_rank(const ExecRankOptions& options, const EnvMap& env);
+
+}  // namespace hvd::launcher::cli

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/slurm_run.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "config/data_dirs.h"
+#include "config/launch_config.h"
+#include "exec/output_router.h"
+#include "exec/program_lookup.h"
+#include "exec/srun_report.h"
+#include "exec/supervisor.h"
+#include "hvd/env_keys.h"
+#include "hvd/error.h"
+#include "plan/launch_plan.h"
+#include "profile/profile_catalog.h"
+#include "profile/profile_guards.h"
+#include "profile/profile_loader.h"
+#include "slurm/node_address.h"
+#include "slurm/slurm_tools.h"
+#include "slurm/srun_command.h"
+#include "slurm/task_env.h"
+#include "store/kv_server.h"
+
+namespace hvd::launcher::cli {
+namespace {
+
+std::string this_host() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return host;
+}
+
+// Everything the srun step needs, decided before anything starts.
+struct StepPlan {
+  profile::SiteProfile profile;
+  config::Settings settings;
+  std::vector<std::string> sources;
+  slurm::Allocation alloc;
+  slurm::StepShape shape;
+  slurm::TaskEnvOptions task_options;
+  std::vector<std::string> srun;  // the srun command line
+  EnvMap step_env;                // what hvdrun adds to the environment srun passes on
+};
+
+StepPlan plan_step(const config::RunOptions& opts, const EnvMap& env) {
+  StepPlan p;
+  p.settings = config::resolve_settings(opts, config::defaults_file(), p.sources);
+  if (opts.command.empty()) {
+    throw UsageError("no program given: put it after the options, e.g. hvdrun -- python3 train.py");
+  }
+  if (opts.num_proc && *opts.num_proc < 1) {
+    throw UsageError(str_cat("-np: must be at least 1, got ", *opts.num_proc));
+  }
+  exec::resolve_program(opts.command.front(), env);  // a typo fails here, not in every task
+  p.profile = resolve_profile(opts.profile, env);
+  p.alloc = slurm::parse_allocation(env);
+  p.shape = slurm::plan_step(p.alloc, p.profile, opts.num_proc.value_or(0));
+
+  p.task_options.gpu_env = p.profile.gpu_env;
+  p.task_options.gpu_order = p.profile.gpu_order;
+  p.task_options.master_addr = slurm::node_address(p.alloc.nodes.front(), env);
+  p.task_options.master_port = slurm::master_port_for(p.alloc.job_id, p.profile.master_port_base);
+
+  slurm::SrunRequest request;
+  request.shape = p.shape;
+  request.hvdrun = std::filesystem::read_symlink("/proc/self/exe").string();
+  request.exec_rank_args = slurm::exec_rank_args_for(p.profile);
+  request.exec_rank_args.insert(request.exec_rank_args.end(),
+                                {"--master-addr", p.task_options.master_addr, "--master-port",
+                                 std::to_string(p.task_options.master_port)});
+  request.command = opts.command;
+  request.user_srun_args = opts.srun_args;
+  p.srun = slurm::build_srun_command(request, p.profile);
+
+  p.step_env = config::tunables_env(p.settings.tunables);
+  // The site's defaults; a value already in the environment (the user's, or the batch script's
+  // export) wins.
+  for (const profile::EnvVar& v : p.profile.env) {
+    if (env.count(v.name) == 0) p.step_env[v.name] = v.value;
+  }
+  profile::GuardContext guard;
+  guard.srun_flags = opts.srun_args;
+  guard.rank_env = env;
+  for (const auto& [k, v] : p.step_env) guard.rank_env[k] = v;
+  profile::check_guards(p.profile, guard);
+  return p;
+}
+
+// What exec-rank will compute in each task, predicted with the same function.
+nlohmann::json predicted_ranks(const StepPlan& p, const EnvMap& env) {
+  nlohmann::json ranks = nlohmann::json::array();
+  int rank = 0;
+  for (int node = 0; node < p.shape.nodes; ++node) {
+    const int here = p.shape.tasks_per_node[static_cast<size_t>(node)];
+    for (int local = 0; local < here; ++local, ++rank) {
+      slurm::StepTask t;
+      t.rank = rank;
+      t.size = p.shape.ntasks;
+      t.local_rank = local;
+      t.local_size = here;
+      t.node_rank = node;
+      t.num_nodes = p.shape.nodes;
+      t.step_nodes.assign(p.alloc.nodes.begin(), p.alloc.nodes.begin() + p.shape.nodes);
+      t.job_id = p.alloc.job_id;
+      EnvMap inherited = env;
+      inherited.erase(p.profile.gpu_env);  // Slurm sets it per step; predict from the counts
+      if (p.alloc.gpus_on_node < 0 && p.profile.gpus_per_node > 0) {
+        inherited["SLURM_GPUS_ON_NODE"] = std::to_string(p.profile.gpus_per_node);
+      }
+      ranks.push_back({{"rank", rank}, {"node", t.step_nodes[static_cast<size_t>(node)]},
+                       {"local_rank", local}, {"env", slurm::task_env(t, p.task_options, inherited)}});
+    }
+  }
+  return ranks;
+}
+
+nlohmann::json plan_json(const StepPlan& p, const EnvMap& env) {
+  return {{"mode", "slurm"},
+          {"profile", {{"name", p.profile.name}, {"sources", p.profile.sources}}},
+          {"job", {{"id", p.alloc.job_id}, {"nodes", p.alloc.nodes}}},
+          {"step", {{"nodes", p.shape.nodes}, {"ntasks", p.shape.ntasks},
+                    {"tasks_per_node", p.shape.tasks_per_node}}},
+          {"srun", p.srun},
+          {"srun_line", slurm::shell_join(p.srun)},
+          {"step_env", p.step_env},
+          {"settings", config::to_json(p.settings)},
+          {"settings_sources", p.sources},
+          {"ranks", predicted_ranks(p, env)}};
+}
+
+}  // namespace
+
+profile::SiteProfile resolve_profile(const std::string& requested, const EnvMap& env) {
+  if (!requested.empty()) return profile::find_profile(requested, env);
+  const std::optional<std::string> detected = profile::detect_profile(env, this_host());
+  return detected ? profile::find_profile(*detected, env) : profile::embedded_local_profile();
+}
+
+int run_in_allocation(const config::RunOptions& opts, const EnvMap& env) {
+  // A batch script has SLURM_PROCID=0 too; only an srun task has a step id.
+  if (env.count("SLURM_STEP_ID") > 0 && env.count("SLURM_PROCID") > 0) {
+    throw UsageError(str_cat("hvdrun is running inside an srun task (SLURM_STEP_ID=",
+                             env.at("SLURM_STEP_ID"), ", SLURM_PROCID=", env.at("SLURM_PROCID"),
+                             "); run it from the batch script or the salloc shell, or pass "
+                             "--launcher local to start ranks on this node only"));
+  }
+  StepPlan p = plan_step(opts, env);
+  if (opts.dry_run) {
+    std::cout << plan_json(p, env).dump(2) << std::endl;
+    return 0;
+  }
+  exec::block_forwarded_signals();  // before the store's thread starts: it inherits the mask
+  store::KvServer store("0.0.0.0", 0);
+  p.step_env[env::kStoreAddr] = slurm::node_address(this_host(), env);
+  p.step_env[env::kStorePort] = std::to_string(store.port());
+  p.step_env[env::kRunId] = plan::make_run_id();
+
+  EnvMap full = env;
+  for (const auto& [k, v] : p.step_env) full[k] = v;
+  exec::Child srun{"srun", {slurm::find_slurm_tool("srun", env), p.srun, {}, {}}, -1, {}};
+  srun.request.env.reserve(full.size());
+  for (const auto& [k, v] : full) srun.request.env.push_back(k + "=" + v);
+  exec::OutputRouter router(p.shape.ntasks, p.settings.launcher.tag_output, opts.output_filename,
+                            STDOUT_FILENO, STDERR_FILENO);
+  exec::SrunReport report;
+  router.set_unlabeled_observer([&report](std::string_view line) { report.observe(line); });
+  srun.explain_failure = [&report]() -> std::optional<std::pair<int, std::string>> {
+    const auto& f = report.first_failure();
+    if (!f) return std::nullopt;
+    return std::make_pair(f->exit_code, str_cat("rank ", f->tasks, " on ", f->node, " ", f->how));
+  };
+  std::vector<exec::Child> children;
+  children.push_back(std::move(srun));
+  exec::Supervisor supervisor(std::move(children), router,
+                              std::chrono::seconds(p.settings.launcher.kill_grace_seconds));
+  return supervisor.run();
+}
+
+}  // namespace hvd::launcher::cli

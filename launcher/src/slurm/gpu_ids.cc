@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "slurm/gpu_ids.h"
+
+#include <algorithm>
+#include <charconv>
+#include <string>
+
+#include "hvd/error.h"
+
+namespace hvd::launcher::slurm {
+namespace {
+
+// Far above any real GPU index (a node has at most a few dozen), low enough that a typo such as
+// "0-4000000000" fails fast instead of allocating gigabytes.
+constexpr int kMaxGpuId = 65535;
+
+std::string_view trim(std::string_view s) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// A whole-string non-negative decimal no larger than kMaxGpuId; -1 otherwise.
+int parse_gpu_id(std::string_view s) {
+  if (s.empty() || s.front() < '0' || s.front() > '9') return -1;  // from_chars takes a sign
+  int value = -1;
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
+  if (ec != std::errc() || ptr != end) return -1;
+  return value <= kMaxGpuId ? value : -1;
+}
+
+}  // namespace
+
+std::vector<int> parse_gpu_ids(std::string_view text) {
+  const std::string_view body = trim(text);
+  std::vector<int> ids;
+  if (body.empty()) return ids;
+  std::vector<bool> seen(kMaxGpuId + 1, false);
+  size_t start = 0;
+  while (start <= body.size()) {
+    const size_t comma = std::min(body.find(',', start), body.size());
+    const std::string_view piece = body.substr(start, comma - start);
+    const size_t dash = piece.find('-');
+    const int first = parse_gpu_id(piece.substr(0, dash));
+    const int last = dash == std::string_view::npos ? first : parse_gpu_id(piece.substr(dash + 1));
+    if (first < 0 || last < first) {
+      throw SchedulerError(str_cat("GPU list '", text, "': '", piece,
+                                   "' is not a GPU index or an ascending range N-M (0..", kMaxGpuId,
+                                   ")"));
+    }
+    for (int id = first; id <= last; ++id) {
+      if (seen[static_cast<size_t>(id)]) {
+        throw SchedulerError(str_cat("GPU list '", text, "': GPU ", id, " is listed twice"));
+      }
+      seen[static_cast<size_t>(id)] = true;
+      ids.push_back(id);
+    }
+    start = comma + 1;
+  }
+  return ids;
+}
+
+}  // namespace hvd::launcher::slurm

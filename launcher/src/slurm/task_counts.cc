@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "slurm/task_counts.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "hvd/error.h"
+
+namespace hvd::launcher::slurm {
+namespace {
+
+// One entry per node, and hostlists stop at 65536 nodes; this also stops "1(x2000000000)" from
+// allocating gigabytes.
+constexpr size_t kMaxEntries = 65536;
+
+std::string_view trim(std::string_view s) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// A whole-string non-negative decimal that fits an int; -1 otherwise.
+int parse_count(std::string_view s) {
+  if (s.empty() || s.front() < '0' || s.front() > '9') return -1;  // from_chars takes a sign
+  int value = -1;
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
+  return ec == std::errc() && ptr == end ? value : -1;
+}
+
+[[noreturn]] void fail(std::string_view text, const std::string& what) {
+  throw SchedulerError(str_cat("per-node count list '", text, "': ", what));
+}
+
+// Appends the counts of one entry ("2(x3)" or "4") of `text`.
+void expand_entry(std::string_view text, std::string_view entry, std::vector<int>& out) {
+  const size_t paren = entry.find('(');
+  const int count = parse_count(entry.substr(0, paren));
+  int repeat = 1;
+  if (paren != std::string_view::npos) {
+    const std::string_view tail = entry.substr(paren);  // "(x3)"
+    const bool framed = tail.size() >= 4 && tail.substr(0, 2) == "(x" && tail.back() == ')';
+    repeat = framed ? parse_count(tail.substr(2, tail.size() - 3)) : -1;
+  }
+  if (count < 0 || repeat < 1) {
+    fail(text, str_cat("entry '", entry, "' is not c or c(x#) with decimal c >= 0 and # >= 1"));
+  }
+  if (out.size() + static_cast<size_t>(repeat) > kMaxEntries) {
+    fail(text, str_cat("more than ", kMaxEntries, " entries"));
+  }
+  out.insert(out.end(), static_cast<size_t>(repeat), count);
+}
+
+}  // namespace
+
+std::vector<int> expand_task_counts(std::string_view text) {
+  const std::string_view body = trim(text);
+  std::vector<int> counts;
+  if (body.empty()) return counts;
+  size_t start = 0;
+  while (start <= body.size()) {
+    const size_t comma = std::min(body.find(',', start), body.size());
+    expand_entry(text, body.substr(start, comma - start), counts);
+    start = comma + 1;
+  }
+  return counts;
+}
+
+std::string compress_task_counts(const std::vector<int>& counts) {
+  std::string out;
+  for (size_t i = 0; i < counts.size();) {
+    HVD_CHECK(counts[i] >= 0, "negative per-node count ", counts[i]);
+    size_t j = i + 1;
+    while (j < counts.size() && counts[j] == counts[i]) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(counts[i]);
+    if (j - i > 1) out += str_cat("(x", j - i, ")");
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace hvd::launcher::slurm

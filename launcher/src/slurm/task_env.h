@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The variables one srun task gets from `hvdrun exec-rank`: its identity in Horovod's and
+// torch's names, the rendezvous, and the one GPU it owns. Computed in the task from SLURM_*
+// (never frozen in a batch script), and by --dry-run for every rank with the same function.
+
+#include <string>
+#include <vector>
+
+#include "config/env_map.h"
+#include "slurm/allocation.h"
+
+namespace hvd::launcher::slurm {
+
+struct TaskEnvOptions {
+  std::string gpu_env = "CUDA_VISIBLE_DEVICES";  // the variable that selects GPUs
+  std::vector<int> gpu_order;                    // local rank i gets visible GPU gpu_order[i]
+  std::string master_addr;                       // empty: the step's first node
+  int master_port = 0;                           // 0: derived from the job id
+  int master_port_base = 0;
+};
+
+/// `task` describes this task; `inherited` is the environment srun gave it (Slurm's GPU
+/// variables, SLURM_CPUS_PER_TASK, what the user set). Returns only what exec-rank sets.
+EnvMap task_env(const StepTask& task, const TaskEnvOptions& options, const EnvMap& inherited);
+
+/// The GPUs visible to the task before hvdrun picks one: the tokens of `gpu_env` when Slurm set
+/// it, else 0..SLURM_GPUS_ON_NODE-1, else none.
+std::vector<std::string> visible_gpus(const std::string& gpu_env, const EnvMap& inherited);
+
+}  // namespace hvd::launcher::slurm

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Launch overhead inside a Slurm allocation: `hvdrun -- /bin/true` (one srun step of exec-rank
+# shims) against a plain `srun /bin/true` of the same shape, interleaved in one allocation on
+# the private test cluster (tests/slurm/cluster.sh; needs root). Median of RUNS each.
+# A third row runs srun with the flags the test profile makes hvdrun pass (--mpi=pmix, --label,
+# --kill-on-bad-exit=1), to separate what the profile's choices cost from what hvdrun costs.
+# Usage: scripts/bench-slurm-launch.sh [RUNS=20]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs="${1:-20}"
+build="${HVD_BUILD_DIR:-build}"
+hvdrun="$PWD/$build/bin/hvdrun"
+[ -x "$hvdrun" ] || { echo "bench-slurm-launch: build first (scripts/build.sh)" >&2; exit 1; }
+cluster="$PWD/$build/bench-slurm-cluster"
+trap 'bash tests/slurm/cluster.sh stop "$cluster" >/dev/null 2>&1 || true' EXIT
+bash tests/slurm/cluster.sh start "$cluster"
+eval "$(bash tests/slurm/cluster.sh env "$cluster")"
+unset SLURM_JOB_ID SLURM_JOBID  # never measure inside someone else's allocation
+
+# Runs inside the allocation: alternates the two commands and prints one "name ms" per run.
+measure='
+t() { local s=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
+      echo "$s $EPOCHREALTIME" | awk "{ printf \"%.3f\n\", (\$2 - \$1) * 1000 }"; }
+same_flags=(srun --ntasks-per-node=4 --mpi=pmix --label --kill-on-bad-exit=1 /bin/true)
+t "$HVDRUN" --profile hvdtest -- /bin/true >/dev/null; t srun --ntasks-per-node=4 /bin/true >/dev/null
+for ((i = 0; i < RUNS; i++)); do
+  echo "hvdrun $(t "$HVDRUN" --profile hvdtest -- /bin/true)"
+  echo "srun $(t srun --ntasks-per-node=4 /bin/true)"
+  echo "srun_flags $(t "${same_flags[@]}")"
+done'
+results=$(HVDRUN="$hvdrun" RUNS="$runs" salloc --quiet -N 2 --ntasks-per-node=4 bash -c "$measure")
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+hvd=$(awk '$1 == "hvdrun" { print $2 }' <<<"$results" | median)
+plain=$(awk '$1 == "srun" { print $2 }' <<<"$results" | median)
+flags=$(awk '$1 == "srun_flags" { print $2 }' <<<"$results" | median)
+printf '%-58s %5s %11s\n' "command (2 nodes x 4 ranks, inside one salloc)" "runs" "median(ms)"
+printf '%-58s %5d %11.1f\n' "hvdrun --profile hvdtest -- /bin/true" "$runs" "$hvd"
+printf '%-58s %5d %11.1f\n' "srun --ntasks-per-node=4 /bin/true" "$runs" "$plain"
+printf '%-58s %5d %11.1f\n' "srun ... --mpi=pmix --label --kill-on-bad-exit=1 /bin/true" "$runs" "$flags"
+awk -v h="$hvd" -v s="$plain" 'BEGIN {
+  over = h - s; limit = (s * 0.10 > 50) ? s * 0.10 : 50;
+  printf "hvdrun adds %.1f ms (%.1f%%) over plain srun; target: at most max(10%%, 50 ms) = %.1f ms\n", over, 100 * over / s, limit }'
+awk -v h="$hvd" -v f="$flags" 'BEGIN { printf "of which hvdrun itself (over srun with the same flags): %.1f ms\n", h - f }'
