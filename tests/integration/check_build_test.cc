@@ -34,6 +34,12 @@ TEST_CASE("check-build text follows horovodrun's layout") {
   CHECK(has_line(r.out, std::string("    [") + (HVD_HAVE_MPI ? "X" : " ") + "] MPI"));
   CHECK(has_line(r.out, std::string("    [") + (HVD_HAVE_PMIX ? "X" : " ") + "] PMIx"));
   CHECK(has_line(r.out, "    [X] local"));
+  // Slurm: [X] exactly when srun is in PATH, with its version.
+  const ProcessResult no_srun = run(hvdrun({"--check-build"}), {{"PATH", "/nonexistent"}});
+  CHECK(has_line(no_srun.out, "    [ ] Slurm (srun not found in PATH)"));
+  if (run({"/bin/sh", "-c", "command -v srun"}).exit_code == 0) {
+    CHECK(has_line(r.out, "    [X] Slurm (srun "));
+  }
   CHECK(has_line(r.out, "    local (embedded)"));
   const ProcessResult alias = run(hvdrun({"-cb"}));
   CHECK(alias.out == r.out);

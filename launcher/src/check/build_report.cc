@@ -101,13 +101,12 @@ BuildReport gather_build_report(const EnvMap& env) {
   const SrunInfo srun = probe_srun(env);
   const std::string srun_text =
       srun.path.empty() ? "srun not found in PATH"
-                        : "found " + srun.path + " (" +
-                              (srun.version.empty() ? "version unknown" : srun.version) + ")";
+                        : "srun " + (srun.version.empty() ? "version unknown" : srun.version) +
+                              " at " + srun.path;
   r.launchers = {
       Feature{"local", true, true, ""},
-      // Not [X] until hvdrun can launch inside an allocation; srun alone is not enough.
-      Feature{"Slurm", false, !srun.path.empty(),
-              srun_text + "; launching inside allocations is not built yet"},
+      // Always built in; usable where srun is.
+      Feature{"Slurm", true, !srun.path.empty(), srun_text},
   };
   r.profiles = embedded_first(profile::list_profiles(env));
   return r;
