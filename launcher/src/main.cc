@@ -9,23 +9,12 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/argv_compat.h"
-#include "cli/check_build_cmd.h"
-#include "cli/exec_rank_cmd.h"
+#include "cli/commands.h"
 #include "cli/exit_codes.h"
-#include "cli/profiles_cmd.h"
 #include "cli/run_cmd.h"
-#include "cli/sbatch_cmd.h"
 #include "hvd/build_config.h"
 
 using namespace hvd::launcher;
-
-namespace {
-// One line on stderr and the exit code for an error that stops hvdrun before or while it runs.
-int report(const std::exception& e, int code, const char* what = "error") {
-  std::cerr << "hvdrun: " << what << ": " << e.what() << std::endl;
-  return code;
-}
-}  // namespace
 
 int main(int argc, char** argv) {
   const EnvMap env = env_from_environ(environ);
@@ -34,30 +23,16 @@ int main(int argc, char** argv) {
                "Usage: hvdrun -np N [options] -- PROGRAM [ARGS...]\n"
                "       hvdrun sbatch|profiles|exec-rank ... (see hvdrun COMMAND --help)", "hvdrun"};
   app.set_version_flag("-v,--version", std::string("hvdrun ") + HVD_VERSION);
-  app.footer(cli::kExitCodeHelp);
-  app.prefix_command();  // everything from the program on belongs to the program
-  config::RunOptions opts;
-  cli::register_run_options(app, opts);
-  cli::ExecRankOptions exec_rank;
-  CLI::App* exec_rank_cmd = cli::register_exec_rank(app, exec_rank);
-  cli::SbatchOptions sbatch;
-  CLI::App* sbatch_cmd = cli::register_sbatch(app, sbatch);
-  CLI::App* profiles_cmd = cli::register_profiles_command(app);
-
-  std::vector<std::string> args(argv, argv + argc);
-  args = cli::normalize_horovodrun_args(args, cli::options_taking_value(app));
+  cli::Commands commands;
+  cli::register_commands(app, commands);
+  // horovodrun's -np, -cb and -hostfile, before CLI11 reads them as bundles of short flags.
+  std::vector<std::string> args = cli::normalize_horovodrun_args(
+      {argv, argv + argc}, cli::options_taking_value(app));
   std::vector<char*> cargs;
   for (std::string& a : args) cargs.push_back(a.data());
   try {
     app.parse(static_cast<int>(cargs.size()), cargs.data());
-    exec_rank.command = cli::take_command(*exec_rank_cmd, app);
-    sbatch.command = cli::take_command(*sbatch_cmd, app);
-    opts.command = cli::take_command(app.remaining());
-    if (*exec_rank_cmd) return cli::run_exec_rank(exec_rank, env);
-    if (*sbatch_cmd) return cli::run_sbatch(sbatch, env);
-    if (*profiles_cmd) return cli::run_profiles_command(*profiles_cmd, env);
-    if (opts.check_build) return cli::run_check_build(opts.json, env);
-    return cli::run_command(opts, env);
+    return cli::dispatch(app, commands, env);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
@@ -66,8 +41,10 @@ int main(int argc, char** argv) {
     std::cerr << "hvdrun: error: " << e.what() << "; see hvdrun --help" << std::endl;
     return cli::kExitUsage;
   } catch (const hvd::Error& e) {
-    return report(e, cli::exit_code_for(e.code()));
+    std::cerr << "hvdrun: error: " << e.what() << std::endl;
+    return cli::exit_code_for(e.code());
   } catch (const std::exception& e) {
-    return report(e, cli::kExitInternal, "internal error");
+    std::cerr << "hvdrun: internal error: " << e.what() << std::endl;
+    return cli::kExitInternal;
   }
 }

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/commands.h"
+
+#include "cli/check_build_cmd.h"
+#include "cli/exit_codes.h"
+#include "cli/profiles_cmd.h"
+#include "cli/run_cmd.h"
+
+namespace hvd::launcher::cli {
+
+void register_commands(CLI::App& app, Commands& c) {
+  app.footer(kExitCodeHelp);
+  app.prefix_command();  // everything from the program on belongs to the program
+  register_run_options(app, c.run);
+  c.exec_rank_cmd = register_exec_rank(app, c.exec_rank);
+  c.sbatch_cmd = register_sbatch(app, c.sbatch);
+  c.profiles_cmd = register_profiles_command(app);
+}
+
+int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
+  if (*c.exec_rank_cmd) {
+    c.exec_rank.command = take_command(*c.exec_rank_cmd, app);
+    return run_exec_rank(c.exec_rank, env);
+  }
+  if (*c.sbatch_cmd) {
+    c.sbatch.command = take_command(*c.sbatch_cmd, app);
+    return run_sbatch(c.sbatch, env);
+  }
+  if (*c.profiles_cmd) return run_profiles_command(*c.profiles_cmd, env);
+  c.run.command = take_command(app.remaining());
+  if (c.run.check_build) return run_check_build(c.run.json, env);
+  return run_command(c.run, env);
+}
+
+}  // namespace hvd::launcher::cli

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// All of hvdrun's commands on one CLI11 app: the run command (the app itself), sbatch,
+// profiles, exec-rank and --check-build.
+
+#include <CLI/CLI.hpp>
+
+#include "cli/exec_rank_cmd.h"
+#include "cli/sbatch_cmd.h"
+#include "config/env_map.h"
+#include "config/run_options.h"
+
+namespace hvd::launcher::cli {
+
+struct Commands {
+  config::RunOptions run;
+  ExecRankOptions exec_rank;
+  SbatchOptions sbatch;
+  CLI::App* exec_rank_cmd = nullptr;
+  CLI::App* sbatch_cmd = nullptr;
+  CLI::App* profiles_cmd = nullptr;
+};
+
+/// Adds every option and subcommand to `app`; `commands` receives the parsed values.
+void register_commands(CLI::App& app, Commands& commands);
+
+/// After app.parse(): runs the command that was given and returns hvdrun's exit code.
+int dispatch(const CLI::App& app, Commands& commands, const EnvMap& env);
+
+}  // namespace hvd::launcher::cli
