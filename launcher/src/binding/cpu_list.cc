@@ -2,9 +2,9 @@
 #include "binding/cpu_list.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "hvd/error.h"
+#include "util/text.h"
 
 namespace hvd::launcher::binding {
 namespace {
@@ -13,22 +13,10 @@ namespace {
 // "0-4000000000" fails fast instead of allocating gigabytes.
 constexpr int kMaxCpu = 65535;
 
-std::string_view trim(std::string_view s) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
+using util::trim;
 
 // A whole-string non-negative decimal no larger than kMaxCpu; -1 otherwise.
-int parse_cpu_number(std::string_view s) {
-  if (s.empty() || s.front() == '-') return -1;  // from_chars would accept a sign
-  int value = -1;
-  const char* end = s.data() + s.size();
-  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
-  if (ec != std::errc() || ptr != end) return -1;
-  return value <= kMaxCpu ? value : -1;
-}
+int parse_cpu_number(std::string_view s) { return util::parse_decimal(s, kMaxCpu); }
 
 void sort_unique(std::vector<int>& cpus) {
   std::sort(cpus.begin(), cpus.end());

@@ -13,24 +13,16 @@
 #include <sstream>
 
 #include "hvd/error.h"
+#include "util/text.h"
 
 namespace hvd::launcher::local {
 namespace {
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
+std::string trim(const std::string& s) { return std::string(util::trim(s)); }
 
 // A positive decimal integer, or -1.
 int parse_slots(const std::string& text) {
-  if (text.empty() || text.size() > 6) return -1;
-  for (char c : text) {
-    if (c < '0' || c > '9') return -1;
-  }
-  const int v = std::stoi(text);
+  const int v = util::parse_decimal(text, 999999);
   return v > 0 ? v : -1;
 }
 

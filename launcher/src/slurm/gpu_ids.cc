@@ -2,10 +2,10 @@
 #include "slurm/gpu_ids.h"
 
 #include <algorithm>
-#include <charconv>
 #include <string>
 
 #include "hvd/error.h"
+#include "util/text.h"
 
 namespace hvd::launcher::slurm {
 namespace {
@@ -14,22 +14,10 @@ namespace {
 // "0-4000000000" fails fast instead of allocating gigabytes.
 constexpr int kMaxGpuId = 65535;
 
-std::string_view trim(std::string_view s) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
+using util::trim;
 
 // A whole-string non-negative decimal no larger than kMaxGpuId; -1 otherwise.
-int parse_gpu_id(std::string_view s) {
-  if (s.empty() || s.front() < '0' || s.front() > '9') return -1;  // from_chars takes a sign
-  int value = -1;
-  const char* end = s.data() + s.size();
-  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
-  if (ec != std::errc() || ptr != end) return -1;
-  return value <= kMaxGpuId ? value : -1;
-}
+int parse_gpu_id(std::string_view s) { return util::parse_decimal(s, kMaxGpuId); }
 
 }  // namespace
 

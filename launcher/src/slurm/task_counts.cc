@@ -2,9 +2,10 @@
 #include "slurm/task_counts.h"
 
 #include <algorithm>
-#include <charconv>
+#include <climits>
 
 #include "hvd/error.h"
+#include "util/text.h"
 
 namespace hvd::launcher::slurm {
 namespace {
@@ -13,21 +14,10 @@ namespace {
 // allocating gigabytes.
 constexpr size_t kMaxEntries = 65536;
 
-std::string_view trim(std::string_view s) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
+using util::trim;
 
 // A whole-string non-negative decimal that fits an int; -1 otherwise.
-int parse_count(std::string_view s) {
-  if (s.empty() || s.front() < '0' || s.front() > '9') return -1;  // from_chars takes a sign
-  int value = -1;
-  const char* end = s.data() + s.size();
-  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
-  return ec == std::errc() && ptr == end ? value : -1;
-}
+int parse_count(std::string_view s) { return util::parse_decimal(s, INT_MAX); }
 
 [[noreturn]] void fail(std::string_view text, const std::string& what) {
   throw SchedulerError(str_cat("per-node count list '", text, "': ", what));
