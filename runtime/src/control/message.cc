@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "control/message.h"
+
+#include <cstring>
+
+#include "hvd/error.h"
+
+namespace hvd::control {
+namespace {
+
+// Little-endian fixed-width fields; every rank of a run is the same build on the same kind of
+// machine, so the codec only needs to be unambiguous, not portable across architectures.
+class Writer {
+ public:
+  template <typename T>
+  void put(T v) {
+    const size_t at = out_.size();
+    out_.resize(at + sizeof(T));
+    std::memcpy(&out_[at], &v, sizeof(T));
+  }
+  void put_string(std::string_view s) {
+    put<uint32_t>(static_cast<uint32_t>(s.size()));
+    out_.append(s);
+  }
+  template <typename T>
+  void put_vector(const std::vector<T>& v) {
+    put<uint32_t>(static_cast<uint32_t>(v.size()));
+    for (const T& x : v) put<T>(x);
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  template <typename T>
+  T get() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, in_.data(), sizeof(T));
+    in_.remove_prefix(sizeof(T));
+    return v;
+  }
+  std::string get_string() {
+    const uint32_t n = get<uint32_t>();
+    need(n);
+    std::string s(in_.substr(0, n));
+    in_.remove_prefix(n);
+    return s;
+  }
+  template <typename T>
+  std::vector<T> get_vector() {
+    const uint32_t n = get<uint32_t>();
+    need(static_cast<size_t>(n) * sizeof(T));
+    std::vector<T> v(n);
+    for (T& x : v) x = get<T>();
+    return v;
+  }
+  /// A count of items each at least `min_bytes` long; refuses counts the rest cannot hold, so
+  /// that a corrupt frame cannot make us allocate billions of items.
+  uint32_t get_count(size_t min_bytes) {
+    const uint32_t n = get<uint32_t>();
+    need(static_cast<size_t>(n) * min_bytes);
+    return n;
+  }
+  bool done() const { return in_.empty(); }
+
+ private:
+  void need(size_t n) const {
+    if (in_.size() < n) throw BackendError("control message truncated: the peer sent a bad frame");
+  }
+  std::string_view in_;
+};
+
+template <typename E>
+E get_enum(Reader& r, uint8_t last) {
+  const uint8_t v = r.get<uint8_t>();
+  if (v > last) {
+    throw BackendError(str_cat("control message has an unknown enum value ", static_cast<int>(v)));
+  }
+  return static_cast<E>(v);
+}
+
+}  // namespace
+
+std::string_view op_type_name(OpType type) {
+  switch (type) {
+    case OpType::kAllreduce:
+      return "allreduce";
+    case OpType::kAllgather:
+      return "allgather";
+    case OpType::kBroadcast:
+      return "broadcast";
+    case OpType::kReducescatter:
+      return "reducescatter";
+    case OpType::kAlltoall:
+      return "alltoall";
+    case OpType::kBarrier:
+      return "barrier";
+  }
+  return "?";
+}
+
+std::string encode_requests(const std::vector<Request>& requests) {
+  Writer w;
+  w.put<uint32_t>(static_cast<uint32_t>(requests.size()));
+  for (const Request& r : requests) {
+    w.put<int32_t>(r.rank);
+    w.put_string(r.name);
+    w.put<uint8_t>(static_cast<uint8_t>(r.type));
+    w.put<uint8_t>(static_cast<uint8_t>(r.dtype));
+    w.put<uint8_t>(static_cast<uint8_t>(r.op));
+    w.put<int32_t>(r.root);
+    w.put<int32_t>(r.device.index);
+    w.put_vector<int64_t>(r.shape);
+    w.put<double>(r.prescale);
+    w.put<double>(r.postscale);
+    w.put<int32_t>(r.group);
+  }
+  return w.take();
+}
+
+std::vector<Request> decode_requests(std::string_view bytes) {
+  Reader rd(bytes);
+  std::vector<Request> out(rd.get_count(40));  // a request is at least 40 bytes
+  for (Request& r : out) {
+    r.rank = rd.get<int32_t>();
+    r.name = rd.get_string();
+    r.type = get_enum<OpType>(rd, static_cast<uint8_t>(OpType::kBarrier));
+    r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kFloat64));
+    r.op = get_enum<ReduceOp>(rd, static_cast<uint8_t>(ReduceOp::kProduct));
+    r.root = rd.get<int32_t>();
+    r.device.index = rd.get<int32_t>();
+    r.shape = rd.get_vector<int64_t>();
+    r.prescale = rd.get<double>();
+    r.postscale = rd.get<double>();
+    r.group = rd.get<int32_t>();
+  }
+  if (!rd.done()) throw BackendError("control message has trailing bytes");
+  return out;
+}
+
+std::string encode_responses(const std::vector<Response>& responses) {
+  Writer w;
+  w.put<uint32_t>(static_cast<uint32_t>(responses.size()));
+  for (const Response& r : responses) {
+    w.put<uint8_t>(static_cast<uint8_t>(r.kind));
+    w.put<uint8_t>(static_cast<uint8_t>(r.type));
+    w.put<uint32_t>(static_cast<uint32_t>(r.names.size()));
+    for (const std::string& n : r.names) w.put_string(n);
+    w.put<uint8_t>(static_cast<uint8_t>(r.dtype));
+    w.put<uint8_t>(static_cast<uint8_t>(r.op));
+    w.put<int32_t>(r.root);
+    w.put<int32_t>(r.device.index);
+    w.put<double>(r.prescale);
+    w.put<double>(r.postscale);
+    w.put_vector<int64_t>(r.first_dims);
+    w.put_string(r.error);
+  }
+  return w.take();
+}
+
+std::vector<Response> decode_responses(std::string_view bytes) {
+  Reader rd(bytes);
+  std::vector<Response> out(rd.get_count(40));  // so is a response
+  for (Response& r : out) {
+    r.kind = get_enum<Response::Kind>(rd, static_cast<uint8_t>(Response::Kind::kShutdown));
+    r.type = get_enum<OpType>(rd, static_cast<uint8_t>(OpType::kBarrier));
+    r.names.resize(rd.get_count(4));
+    for (std::string& n : r.names) n = rd.get_string();
+    r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kFloat64));
+    r.op = get_enum<ReduceOp>(rd, static_cast<uint8_t>(ReduceOp::kProduct));
+    r.root = rd.get<int32_t>();
+    r.device.index = rd.get<int32_t>();
+    r.prescale = rd.get<double>();
+    r.postscale = rd.get<double>();
+    r.first_dims = rd.get_vector<int64_t>();
+    r.error = rd.get_string();
+  }
+  if (!rd.done()) throw BackendError("control message has trailing bytes");
+  return out;
+}
+
+}  // namespace hvd::control

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Request and Response: what ranks tell the coordinator and what it answers (Horovod's
+// message.h, without its flatbuffers). A Request says "this rank has enqueued tensor NAME with
+// these properties"; a Response says "run this collective on these tensors now", or carries the
+// error that fails them on every rank.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hvd/tensor.h"
+
+namespace hvd::control {
+
+enum class OpType : uint8_t {
+  kAllreduce,
+  kAllgather,
+  kBroadcast,
+  kReducescatter,
+  kAlltoall,
+  kBarrier
+};
+std::string_view op_type_name(OpType type);
+
+struct Request {
+  int rank = 0;
+  std::string name;
+  OpType type = OpType::kAllreduce;
+  DataType dtype = DataType::kFloat32;
+  ReduceOp op = ReduceOp::kSum;
+  int root = 0;  // broadcast
+  Device device;
+  std::vector<int64_t> shape;
+  double prescale = 1.0;
+  double postscale = 1.0;
+  int32_t group = -1;  // grouped allreduce: tensors of one group complete together
+};
+
+struct Response {
+  enum class Kind : uint8_t { kRun, kError, kShutdown };
+  Kind kind = Kind::kRun;
+  OpType type = OpType::kAllreduce;
+  std::vector<std::string> names;  // several when fused
+  DataType dtype = DataType::kFloat32;
+  ReduceOp op = ReduceOp::kSum;
+  int root = 0;
+  Device device;
+  double prescale = 1.0;
+  double postscale = 1.0;
+  /// Allgather: the first dimension each rank contributes, per tensor, rank-major
+  /// (names.size() x size entries).
+  std::vector<int64_t> first_dims;
+  std::string error;  // kError: why, naming the tensor and the ranks that disagree
+};
+
+/// Binary codecs for the control channel. decode_* throw BackendError on malformed input.
+std::string encode_requests(const std::vector<Request>& requests);
+std::vector<Request> decode_requests(std::string_view bytes);
+std::string encode_responses(const std::vector<Response>& responses);
+std::vector<Response> decode_responses(std::string_view bytes);
+
+}  // namespace hvd::control

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// ResponseCache: remembers the responses of tensors that were negotiated before, so that in
+// steady state (the same tensors every step) a cycle needs no negotiation: each rank sets the
+// bits of the cached tensors it has ready, one bitwise-AND allreduce of those bits tells every
+// rank which tensors are ready everywhere, and they run (Horovod's response_cache.cc).
+//
+// Every rank must hold the same cache, bit for bit. That holds because every rank applies the
+// same put()/erase() calls in the same order: the responses of a cycle, in the order the
+// coordinator broadcast them. Eviction is least-recently-used, also driven only by those calls.
+
+#include <cstddef>
+#include <list>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "control/message.h"
+
+namespace hvd::control {
+
+class ResponseCache {
+ public:
+  enum class State { kMiss, kHit, kInvalid };
+
+  /// capacity 0 turns the cache off: every lookup misses and put() does nothing.
+  explicit ResponseCache(size_t capacity);
+
+  /// kHit when `request`'s name is cached with the same properties, kInvalid when the name is
+  /// cached with different ones (the entry must be erased on every rank), else kMiss.
+  State lookup(const Request& request) const;
+
+  /// The bit of a cached name. Only for names lookup() reported as kHit or kInvalid.
+  size_t bit_of(const std::string& name) const;
+  /// The response cached at `bit`; marks it most recently used.
+  const Response& use(size_t bit);
+
+  /// Caches a single-tensor kRun response with the request it answered, evicting the least
+  /// recently used entry when full. A name already cached is replaced in place.
+  void put(const Response& response, const Request& request);
+  void erase(size_t bit);
+
+  size_t capacity() const { return capacity_; }
+  size_t size() const { return by_name_.size(); }
+  /// Bits in use, ascending: the order in which cached responses run when several are ready.
+  std::vector<size_t> bits() const;
+
+ private:
+  struct Slot {
+    Response response;
+    Request request;
+    std::list<size_t>::iterator lru;
+    bool used = false;
+  };
+  size_t capacity_;
+  std::vector<Slot> slots_;
+  std::unordered_map<std::string, size_t> by_name_;
+  std::list<size_t> lru_;  // front = most recently used
+  std::vector<size_t> free_bits_;
+};
+
+/// The request properties that must match for a cached response to be reused.
+bool same_properties(const Request& a, const Request& b);
+
+}  // namespace hvd::control

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "control/message_table.h"
+
+#include <doctest/doctest.h>
+
+namespace control = hvd::control;
+
+namespace {
+control::Request req(int rank, const std::string& name, std::vector<int64_t> shape = {4, 2}) {
+  control::Request r;
+  r.rank = rank;
+  r.name = name;
+  r.shape = std::move(shape);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("message_table: a tensor is ready once every rank asked, in any order") {
+  control::MessageTable table(3);
+  CHECK_FALSE(table.add(req(2, "b")));
+  CHECK_FALSE(table.add(req(0, "a")));
+  CHECK_FALSE(table.add(req(1, "a")));
+  CHECK(table.pending().at("a") == std::vector<int>{0, 1});
+  CHECK(table.pending().at("b") == std::vector<int>{2});
+  CHECK(table.add(req(2, "a")));
+  const control::Response r = table.take_response("a");
+  CHECK(r.kind == control::Response::Kind::kRun);
+  CHECK(r.names == std::vector<std::string>{"a"});
+  CHECK(table.pending().count("a") == 0);  // forgotten once taken
+}
+
+TEST_CASE("message_table: disagreements fail the tensor and name the ranks") {
+  control::MessageTable table(4);
+  for (int rank = 0; rank < 4; ++rank) {
+    control::Request r = req(rank, "w");
+    if (rank == 1 || rank == 3) r.dtype = hvd::DataType::kFloat16;
+    table.add(r);
+  }
+  control::Response r = table.take_response("w");
+  CHECK(r.kind == control::Response::Kind::kError);
+  CHECK(r.error ==
+        "mismatched data types for tensor 'w': rank 0 has float32, rank(s) 1, 3 have float16 "
+        "(first difference shown)");
+
+  for (int rank = 0; rank < 4; ++rank)
+    table.add(req(rank, "s", rank == 2 ? std::vector<int64_t>{4, 3} : std::vector<int64_t>{4, 2}));
+  CHECK(table.take_response("s").error.find("mismatched shapes for tensor 's': rank 0 has [4, 2], "
+                                            "rank(s) 2 have [4, 3]") == 0);
+
+  for (int rank = 0; rank < 4; ++rank) {
+    control::Request b = req(rank, "bcast");
+    b.type = control::OpType::kBroadcast;
+    b.root = rank == 0 ? 0 : 1;
+    table.add(b);
+  }
+  CHECK(table.take_response("bcast").error.find("mismatched root ranks") == 0);
+}
+
+TEST_CASE("message_table: allgather allows different first dimensions and records them") {
+  control::MessageTable table(3);
+  for (int rank = 0; rank < 3; ++rank) {
+    control::Request g = req(rank, "g", {rank + 1, 5});
+    g.type = control::OpType::kAllgather;
+    table.add(g);
+  }
+  const control::Response r = table.take_response("g");
+  CHECK(r.kind == control::Response::Kind::kRun);
+  CHECK(r.first_dims == std::vector<int64_t>{1, 2, 3});
+  for (int rank = 0; rank < 3; ++rank) {
+    control::Request g = req(rank, "h", {2, rank == 1 ? 6 : 5});
+    g.type = control::OpType::kAllgather;
+    table.add(g);
+  }
+  CHECK(table.take_response("h").error.find("shapes after the first dimension") !=
+        std::string::npos);
+}
+
+TEST_CASE("message_table: the same name twice from one rank is an error for that tensor") {
+  control::MessageTable table(2);
+  table.add(req(0, "x"));
+  table.add(req(0, "x"));
+  CHECK(table.add(req(1, "x")));
+  CHECK(table.take_response("x").error.find("submitted twice by rank 0") != std::string::npos);
+}
