@@ -158,6 +158,8 @@ std::string encode_responses(const std::vector<Response>& responses) {
     w.put<double>(r.prescale);
     w.put<double>(r.postscale);
     w.put_vector<int64_t>(r.first_dims);
+    w.put_vector<int64_t>(r.counts);
+    w.put<int32_t>(r.group);
     w.put_string(r.error);
   }
   return w.take();
@@ -178,6 +180,8 @@ std::vector<Response> decode_responses(std::string_view bytes) {
     r.prescale = rd.get<double>();
     r.postscale = rd.get<double>();
     r.first_dims = rd.get_vector<int64_t>();
+    r.counts = rd.get_vector<int64_t>();
+    r.group = rd.get<int32_t>();
     r.error = rd.get_string();
   }
   if (!rd.done()) throw BackendError("control message has trailing bytes");

@@ -52,7 +52,10 @@ struct Response {
   /// Allgather: the first dimension each rank contributes, per tensor, rank-major
   /// (names.size() x size entries).
   std::vector<int64_t> first_dims;
-  std::string error;  // kError: why, naming the tensor and the ranks that disagree
+  /// Elements of each named tensor, in names order (what fusion packs).
+  std::vector<int64_t> counts;
+  int32_t group = -1;  // grouped allreduce: never split across fused responses
+  std::string error;   // kError: why, naming the tensor and the ranks that disagree
 };
 
 /// Binary codecs for the control channel. decode_* throw BackendError on malformed input.

@@ -102,6 +102,10 @@ Response MessageTable::take_response(const std::string& name) {
   r.device = first.device;
   r.prescale = first.prescale;
   r.postscale = first.postscale;
+  r.group = first.group;
+  int64_t count = 1;
+  for (int64_t d : first.shape) count *= d;
+  r.counts = {count};
   if (!e.duplicates.empty()) {
     r.kind = Response::Kind::kError;
     r.error = str_cat("tensor '", name, "' was submitted twice by rank ", e.duplicates[0],
