@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "control/controller.h"
+
+#include <utility>
+
+#include "control/fusion_planner.h"
+#include "hvd/error.h"
+
+namespace hvd::control {
+
+Controller::Controller(Channel& channel, ControllerOptions options)
+    : channel_(channel),
+      options_(options),
+      cache_(options.cache_capacity),
+      table_(channel.size()) {}
+
+Controller::Vote Controller::sort_requests(std::vector<Request> requests) const {
+  Vote vote;
+  for (Request& r : requests) {
+    switch (cache_.lookup(r)) {
+      case ResponseCache::State::kHit:
+        vote.hits.push_back(std::move(r));
+        break;
+      case ResponseCache::State::kInvalid:
+        vote.invalid_bits.push_back(cache_.bit_of(r.name));
+        vote.uncached.push_back(std::move(r));
+        break;
+      case ResponseCache::State::kMiss:
+        vote.uncached.push_back(std::move(r));
+        break;
+    }
+  }
+  return vote;
+}
+
+// Reads the vote: runs the hits that are ready everywhere, erases what some rank found invalid
+// (its hits here must then be negotiated again), keeps the rest waiting.
+std::vector<Response> Controller::take_cache_ready(const std::vector<uint8_t>& votes, Vote& vote) {
+  const size_t capacity = cache_.capacity();
+  for (size_t bit = 0; bit < capacity; ++bit) {
+    if (votes[capacity + bit] == 0) cache_.erase(bit);  // the same bits on every rank
+  }
+  std::vector<bool> hit(capacity, false);
+  for (const Request& r : vote.hits) {
+    if (cache_.lookup(r) == ResponseCache::State::kHit) hit[cache_.bit_of(r.name)] = true;
+  }
+  std::vector<Response> ready;
+  for (size_t bit = 0; bit < capacity; ++bit) {
+    if (votes[bit] != 0 && hit[bit]) ready.push_back(cache_.use(bit));
+  }
+  for (Request& r : vote.hits) {
+    if (cache_.lookup(r) != ResponseCache::State::kHit) {
+      vote.uncached.push_back(std::move(r));  // its entry was erased this cycle
+    } else if (votes[cache_.bit_of(r.name)] == 0) {
+      waiting_.push_back(std::move(r));
+    }
+  }
+  return ready;
+}
+
+std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached) {
+  const int root = options_.coordinator;
+  const std::vector<std::string> all = channel_.gather(encode_requests(uncached), root);
+  std::string answer;
+  if (channel_.rank() == root) {
+    std::vector<Response> responses;
+    for (const std::string& bytes : all) {
+      for (const Request& r : decode_requests(bytes)) {
+        if (table_.add(r)) responses.push_back(table_.take_response(r.name));
+      }
+    }
+    answer = encode_responses(responses);
+  }
+  std::vector<Response> negotiated = decode_responses(channel_.broadcast(answer, root));
+  for (const Response& r : negotiated) {
+    if (r.kind != Response::Kind::kRun) continue;
+    const auto it = mine_.find(r.names.at(0));
+    HVD_CHECK(it != mine_.end(), "negotiated tensor '", r.names[0], "' was never requested here");
+    cache_.put(r, it->second);
+  }
+  return negotiated;
+}
+
+CycleResult Controller::run_cycle(std::vector<Request> fresh, bool want_shutdown) {
+  for (const Request& r : fresh) mine_[r.name] = r;
+  std::vector<Request> requests = std::move(waiting_);
+  waiting_.clear();
+  requests.insert(requests.end(), std::make_move_iterator(fresh.begin()),
+                  std::make_move_iterator(fresh.end()));
+  Vote vote = sort_requests(std::move(requests));
+
+  // [hit bits | NOT invalid bits | NOT has-uncached | NOT wants-shutdown], AND-ed over ranks.
+  const size_t capacity = cache_.capacity();
+  std::vector<uint8_t> votes(2 * capacity + 2, 0);
+  for (size_t bit = capacity; bit < 2 * capacity; ++bit) votes[bit] = 1;
+  for (const Request& r : vote.hits) votes[cache_.bit_of(r.name)] = 1;
+  for (size_t bit : vote.invalid_bits) votes[capacity + bit] = 0;
+  votes[2 * capacity] = vote.uncached.empty() ? 1 : 0;
+  votes[2 * capacity + 1] = want_shutdown ? 0 : 1;
+  channel_.bit_and(votes);
+
+  CycleResult result;
+  result.shutdown = votes[2 * capacity + 1] == 0;
+  std::vector<Response> ready = take_cache_ready(votes, vote);
+  if (votes[2 * capacity] == 0) {
+    result.negotiated = true;
+    std::vector<Response> negotiated = negotiate(vote.uncached);
+    ready.insert(ready.end(), negotiated.begin(), negotiated.end());
+  } else {
+    HVD_CHECK(vote.uncached.empty(), "uncached requests after a vote that saw none");
+  }
+  for (const Response& r : ready) {
+    for (const std::string& name : r.names) mine_.erase(name);
+  }
+  result.responses = plan_fusion(ready, options_.fusion_threshold_bytes);
+  return result;
+}
+
+}  // namespace hvd::control

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Controller: one negotiation cycle, run by the background thread of every rank.
+//
+// Protocol (after horovod/common/controller.cc):
+//  1. Each rank looks up the requests enqueued since the last cycle (and those still waiting
+//     from earlier cycles) in its ResponseCache: a hit sets that entry's bit, a name cached with
+//     other properties is "invalid", anything else is uncached.
+//  2. One bit_and over [hit bits | NOT invalid bits | NOT has-uncached | NOT wants-shutdown]:
+//     a hit bit that survives is ready on every rank; an invalid bit that falls is erased from
+//     every cache; the flags become "some rank has uncached requests" and "some rank wants to
+//     shut down" (OR by De Morgan). In steady state this is the only communication of a cycle.
+//  3. Only if some rank has uncached requests: they are gathered at the coordinator, which
+//     adds them to its MessageTable; the names now requested by every rank become Responses
+//     (or errors when the ranks disagree), broadcast to all ranks and put into every cache.
+//  4. Every rank runs the cache-ready responses (in bit order) and then the negotiated ones (in
+//     the coordinator's order), packed by plan_fusion(). The list is identical on every rank,
+//     and so are the caches, because every rank makes the same cache calls in the same order.
+// Requests that are not ready stay with the controller for the next cycle.
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "control/channel.h"
+#include "control/message.h"
+#include "control/message_table.h"
+#include "control/response_cache.h"
+
+namespace hvd::control {
+
+struct ControllerOptions {
+  size_t cache_capacity = 1024;
+  size_t fusion_threshold_bytes = size_t{128} << 20;
+  int coordinator = 0;
+};
+
+struct CycleResult {
+  std::vector<Response> responses;  // to run now, in this order, on every rank
+  bool shutdown = false;            // some rank asked to stop
+  bool negotiated = false;          // a full negotiation took place (not only the cache vote)
+};
+
+class Controller {
+ public:
+  Controller(Channel& channel, ControllerOptions options);
+
+  /// `fresh`: requests enqueued on this rank since the last cycle. Throws what the channel
+  /// throws (a dead peer); the caller fails its pending work with it.
+  CycleResult run_cycle(std::vector<Request> fresh, bool want_shutdown);
+
+  /// Coordinator only: names some ranks have asked for while others have not, with the ranks
+  /// that have (what the stall inspector watches).
+  std::map<std::string, std::vector<int>> pending() const { return table_.pending(); }
+  /// This rank's requests that have not run yet.
+  size_t in_flight() const { return mine_.size(); }
+
+ private:
+  struct Vote {
+    std::vector<Request> hits, uncached;
+    std::vector<size_t> invalid_bits;
+  };
+  Vote sort_requests(std::vector<Request> requests) const;
+  std::vector<Response> take_cache_ready(const std::vector<uint8_t>& votes, Vote& vote);
+  std::vector<Response> negotiate(const std::vector<Request>& uncached);
+
+  Channel& channel_;
+  ControllerOptions options_;
+  ResponseCache cache_;
+  MessageTable table_;                   // used on the coordinator only
+  std::vector<Request> waiting_;         // cache hits not yet ready on every rank
+  std::map<std::string, Request> mine_;  // everything this rank has in flight, by name
+};
+
+}  // namespace hvd::control

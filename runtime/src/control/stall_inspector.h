@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// StallInspector: notices tensors that some ranks submitted and others never did (after
+// horovod/common/stall_inspector.cc). The coordinator feeds it the requests it receives and the
+// tensors it runs; once per cycle it asks which tensors have waited too long, so that the user
+// sees which ranks are missing instead of a silent hang.
+//
+// Pure bookkeeping: no I/O, no threads, no communication. The clock is injected so that tests
+// move time by hand.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/clock.h"
+
+namespace hvd::control {
+
+/// Thresholds, in Horovod's units and defaults (HOROVOD_STALL_CHECK_TIME_SECONDS,
+/// HOROVOD_STALL_SHUTDOWN_TIME_SECONDS).
+struct StallConfig {
+  double warning_seconds = 60.0;
+  /// 0 turns the shutdown off; otherwise must be >= warning_seconds.
+  double shutdown_seconds = 0.0;
+};
+
+/// One tensor that some ranks submitted and others have not.
+struct StalledTensor {
+  std::string name;
+  std::vector<int> missing_ranks;  // ascending
+  Clock::Duration waited{};        // since the first rank submitted it
+};
+
+/// What one check() found.
+struct StallReport {
+  /// Tensors due for a warning now, by name. A tensor appears at most once per warning period.
+  std::vector<StalledTensor> stalled;
+  /// True when some tensor has waited longer than shutdown_seconds (never when that is 0).
+  bool shutdown = false;
+};
+
+/// Tracks, per tensor name, when the first rank submitted it and which ranks have.
+/// Not thread-safe: owned and called by the coordinator's background loop only.
+class StallInspector {
+ public:
+  /// Throws ConfigError for thresholds that make no sense (warning <= 0, shutdown < 0, or
+  /// 0 < shutdown < warning). `clock` must outlive the inspector.
+  StallInspector(int world_size, StallConfig config, const Clock& clock);
+
+  /// `rank` has submitted `tensor`. The first call for a name starts its wait; repeats are
+  /// harmless. rank must be in [0, world_size) (HVD_CHECK).
+  void record_ready(std::string_view tensor, int rank);
+  /// `tensor` ran (or was dropped): forget it. Unknown names are ignored.
+  void record_done(std::string_view tensor);
+
+  /// Tensors whose wait passed warning_seconds and that were not reported in the last warning
+  /// period; tensors every rank has submitted are not stalls and are skipped.
+  StallReport check(Clock::TimePoint now);
+  StallReport check() { return check(clock_.now()); }
+
+  /// Tensors submitted by at least one rank and not yet done.
+  size_t pending() const { return pending_.size(); }
+  const StallConfig& config() const { return config_; }
+
+ private:
+  struct Entry {
+    Clock::TimePoint first_seen;
+    Clock::TimePoint last_warned;
+    bool warned = false;
+    int ready_count = 0;
+    std::vector<bool> ready;  // by rank
+  };
+
+  int world_size_;
+  StallConfig config_;
+  const Clock& clock_;
+  std::map<std::string, Entry, std::less<>> pending_;  // ordered: reports come sorted by name
+};
+
+/// Horovod-style warning: a header line naming the threshold, then one line per tensor,
+/// "[missing ranks: 1, 3] tensor: grad/layer2". Empty when `stalled` is empty.
+std::string format_stall_warning(const std::vector<StalledTensor>& stalled,
+                                 double warning_seconds);
+
+}  // namespace hvd::control

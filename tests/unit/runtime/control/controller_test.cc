@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "control/controller.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "fakes/fake_channel.h"
+
+namespace control = hvd::control;
+using hvd::test::FakeChannel;
+using hvd::test::FakeChannelHub;
+
+namespace {
+
+// Runs `body(rank, controller)` as `size` ranks on threads; rethrows the first failure.
+void spawn(int size, FakeChannelHub& hub, control::ControllerOptions options,
+           const std::function<void(int, control::Controller&)>& body) {
+  std::vector<std::thread> threads;
+  std::exception_ptr failure;
+  std::mutex mutex;
+  for (int rank = 0; rank < size; ++rank) {
+    threads.emplace_back([&, rank] {
+      try {
+        FakeChannel channel(hub, rank);
+        control::Controller controller(channel, options);
+        body(rank, controller);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+control::Request request(int rank, const std::string& name, int64_t elements = 16) {
+  control::Request r;
+  r.rank = rank;
+  r.name = name;
+  r.shape = {elements};
+  return r;
+}
+
+// The default shape, for run_names.
+control::Request plain(int rank, const std::string& name) { return request(rank, name); }
+
+// What a cycle produced, comparable across ranks.
+std::string describe(const control::CycleResult& result) {
+  return control::encode_responses(result.responses) + (result.shutdown ? "S" : "-");
+}
+
+// Each rank submits `names` in its own order, a few per cycle, and cycles until every name has
+// run; returns the per-cycle descriptions (for the cross-rank check) and the names that ran.
+struct RankLog {
+  std::vector<std::string> cycles;
+  std::multiset<std::string> ran;
+  std::map<std::string, std::string> errors;
+};
+
+RankLog run_names(int rank, control::Controller& c, std::vector<std::string> names,
+                  const std::function<control::Request(int, const std::string&)>& make) {
+  std::mt19937 rng(static_cast<unsigned>(rank) * 31u + 7u);
+  std::shuffle(names.begin(), names.end(), rng);
+  RankLog log;
+  size_t next = 0, done = 0;
+  while (done < names.size()) {
+    std::vector<control::Request> fresh;
+    const size_t batch = 1 + rng() % 4;  // ranks submit at different paces
+    for (size_t i = 0; i < batch && next < names.size(); ++i)
+      fresh.push_back(make(rank, names[next++]));
+    const control::CycleResult result = c.run_cycle(std::move(fresh), false);
+    log.cycles.push_back(describe(result));
+    for (const control::Response& r : result.responses) {
+      for (const std::string& n : r.names) {
+        log.ran.insert(n);
+        if (r.kind == control::Response::Kind::kError) log.errors[n] = r.error;
+        ++done;
+      }
+    }
+  }
+  return log;
+}
+
+std::vector<std::string> tensor_names(int n) {
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.push_back("grad/" + std::to_string(i));
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("controller: any submission order on 1 to 8 ranks, identical plans everywhere") {
+  for (int size = 1; size <= 8; ++size) {
+    CAPTURE(size);
+    FakeChannelHub hub(size);
+    std::vector<RankLog> logs(static_cast<size_t>(size));
+    spawn(size, hub, {}, [&](int rank, control::Controller& c) {
+      logs[static_cast<size_t>(rank)] = run_names(rank, c, tensor_names(40), plain);
+    });
+    for (const RankLog& log : logs) {
+      CHECK(log.cycles == logs[0].cycles);  // same responses, same order, same cycles
+      CHECK(log.ran.size() == 40);
+      CHECK(std::set<std::string>(log.ran.begin(), log.ran.end()).size() == 40);  // once each
+      CHECK(log.errors.empty());
+    }
+  }
+}
+
+TEST_CASE("controller: the second step of the same tensors runs from the cache") {
+  FakeChannelHub hub(4);
+  long gathers_after_first = 0;
+  spawn(4, hub, {}, [&](int rank, control::Controller& c) {
+    run_names(rank, c, tensor_names(30), plain);  // first step: negotiated
+    if (rank == 0) gathers_after_first = hub.gathers;
+    run_names(rank, c, tensor_names(30), plain);  // second step: same tensors
+  });
+  CHECK(gathers_after_first > 0);
+  CHECK(hub.gathers == gathers_after_first);  // not one gather in the second step
+}
+
+TEST_CASE("controller: ranks that disagree fail that tensor everywhere, others still run") {
+  FakeChannelHub hub(3);
+  std::vector<RankLog> logs(3);
+  spawn(3, hub, {}, [&](int rank, control::Controller& c) {
+    logs[static_cast<size_t>(rank)] =
+        run_names(rank, c, {"good", "bad"}, [](int r, const std::string& name) {
+          control::Request q = request(r, name);
+          if (name == "bad" && r == 2) q.dtype = hvd::DataType::kInt32;
+          return q;
+        });
+  });
+  for (const RankLog& log : logs) {
+    CHECK(log.errors.count("good") == 0);
+    REQUIRE(log.errors.count("bad") == 1);
+    CHECK(log.errors.at("bad").find("rank(s) 2 have int32") != std::string::npos);
+  }
+}
+
+TEST_CASE("controller: a cached tensor that changes shape is negotiated again") {
+  FakeChannelHub hub(2);
+  std::vector<RankLog> logs(2);
+  spawn(2, hub, {}, [&](int rank, control::Controller& c) {
+    run_names(rank, c, {"x", "y"}, plain);
+    // Every rank changes x: renegotiated and run with the new shape.
+    run_names(rank, c, {"x", "y"},
+              [](int r, const std::string& n) { return request(r, n, n == "x" ? 64 : 16); });
+    // Only rank 1 changes y: an error for y on both ranks.
+    logs[static_cast<size_t>(rank)] =
+        run_names(rank, c, {"x", "y"}, [](int r, const std::string& n) {
+          return request(r, n, n == "x" ? 64 : (r == 1 ? 32 : 16));
+        });
+  });
+  for (const RankLog& log : logs) {
+    CHECK(log.errors.count("x") == 0);
+    REQUIRE(log.errors.count("y") == 1);
+    CHECK(log.errors.at("y").find("mismatched shapes") != std::string::npos);
+  }
+}
+
+TEST_CASE("controller: small tensors are fused, and a shutdown request reaches every rank") {
+  FakeChannelHub hub(2);
+  control::ControllerOptions options;
+  options.fusion_threshold_bytes = 4 * 16 * 10;  // ten 16-float tensors per buffer
+  std::vector<size_t> responses(2);
+  std::vector<bool> stopped(2);
+  spawn(2, hub, options, [&](int rank, control::Controller& c) {
+    std::vector<control::Request> all;
+    for (const std::string& n : tensor_names(25)) all.push_back(request(rank, n));
+    const control::CycleResult r = c.run_cycle(all, false);
+    responses[static_cast<size_t>(rank)] = r.responses.size();
+    stopped[static_cast<size_t>(rank)] = c.run_cycle({}, rank == 1).shutdown;
+  });
+  CHECK(responses[0] == 3);  // 25 tensors in buffers of 10
+  CHECK(responses[1] == 3);
+  CHECK(stopped[0]);
+  CHECK(stopped[1]);
+}
