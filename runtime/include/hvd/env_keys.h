@@ -56,4 +56,23 @@ inline constexpr const char* kCudaVisibleDevices = "CUDA_VISIBLE_DEVICES";
 /// Set to PCI_BUS_ID when hvdrun numbers the GPUs itself, so ids mean the same to CUDA.
 inline constexpr const char* kCudaDeviceOrder = "CUDA_DEVICE_ORDER";
 
+// The runtime's bootstrap (runtime/src/bootstrap/): how a rank finds the others.
+/// hvdrun | pmix | mpi | single forces that method; unset, empty or "auto" tries them in order.
+inline constexpr const char* kBootstrap = "HVD_BOOTSTRAP";
+/// Seconds the bootstrap waits for the other ranks (store connection, exchanges); default 120.
+inline constexpr const char* kBootstrapTimeout = "HVD_BOOTSTRAP_TIMEOUT";
+/// Which transport the built-in ring uses: auto (shared memory when every rank is on one host,
+/// else TCP), shm or tcp.
+inline constexpr const char* kRingTransport = "HVD_RING_TRANSPORT";
+
+// Set by other launchers. Only the bootstrap's probes read them, to choose a method without
+// starting any library.
+inline constexpr const char* kPmixRank = "PMIX_RANK";            // srun --mpi=pmix, prterun, mpirun
+inline constexpr const char* kPmixNamespace = "PMIX_NAMESPACE";
+inline constexpr const char* kOmpiWorldSize = "OMPI_COMM_WORLD_SIZE";  // Open MPI's mpirun
+inline constexpr const char* kPmiSize = "PMI_SIZE";   // MPICH/Hydra, Cray PMI, srun --mpi=pmi2
+inline constexpr const char* kPmiRank = "PMI_RANK";
+inline constexpr const char* kMvapichWorldSize = "MV2_COMM_WORLD_SIZE";
+inline constexpr const char* kSlurmStepNumTasks = "SLURM_STEP_NUM_TASKS";  // tasks of an srun step
+
 }  // namespace hvd::env

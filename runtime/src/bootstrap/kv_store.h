@@ -2,6 +2,15 @@
 #pragma once
 // KvStore: the key-value exchange ranks use to find each other (addresses of their TCP
 // listeners, NCCL unique ids). Implemented over hvdrun's rendezvous store, PMIx or MPI.
+//
+// When a value set on one rank becomes visible on the others depends on the implementation:
+//   - hvdrun's store (RendezvousStore): at once; get() waits for a key set later.
+//   - PMIx, MPI and the single process (ExchangeStore): values travel only at barrier(), which
+//     is collective; get() returns what this rank set or saw at an earlier barrier and throws
+//     BootstrapError at once for anything else, since waiting could not make it appear.
+// Code that works everywhere does set(), then barrier(), then get(). Keys and values are byte
+// strings; the same key set by two ranks keeps one of the values (which one is unspecified).
+// Ranks must call barrier() with the same names in the same order.
 
 #include <chrono>
 #include <string>

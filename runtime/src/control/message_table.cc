@@ -51,10 +51,13 @@ std::string check_agreement(const std::vector<Request>& rs) {
     checks.push_back(
         {"scale factors", [](const Request& r) { return str_cat(r.prescale, "/", r.postscale); }});
   }
-  if (type == OpType::kAllreduce || type == OpType::kBroadcast || type == OpType::kReducescatter) {
+  // Alltoall splits rows evenly and so needs the same shape everywhere (uneven splits would
+  // need the receive counts negotiated too).
+  if (type == OpType::kAllreduce || type == OpType::kBroadcast || type == OpType::kReducescatter ||
+      type == OpType::kAlltoall) {
     checks.push_back({"shapes", [](const Request& r) { return shape_text(r.shape); }});
   }
-  if (type == OpType::kAllgather || type == OpType::kAlltoall) {
+  if (type == OpType::kAllgather) {
     checks.push_back({"shapes after the first dimension",
                       [](const Request& r) { return shape_text(tail_dims(r.shape)); }});
   }

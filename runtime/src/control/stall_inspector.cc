@@ -42,8 +42,8 @@ StallInspector::StallInspector(int world_size, StallConfig config, const Clock& 
 }
 
 void StallInspector::record_ready(std::string_view tensor, int rank) {
-  HVD_CHECK(rank >= 0 && rank < world_size_, "rank ", rank, " of ", world_size_,
-            " for tensor ", tensor);
+  HVD_CHECK(rank >= 0 && rank < world_size_, "rank ", rank, " of ", world_size_, " for tensor ",
+            tensor);
   auto it = pending_.find(tensor);
   if (it == pending_.end()) {
     Entry e;

@@ -80,7 +80,6 @@ class StallInspector {
 
 /// Horovod-style warning: a header line naming the threshold, then one line per tensor,
 /// "[missing ranks: 1, 3] tensor: grad/layer2". Empty when `stalled` is empty.
-std::string format_stall_warning(const std::vector<StalledTensor>& stalled,
-                                 double warning_seconds);
+std::string format_stall_warning(const std::vector<StalledTensor>& stalled, double warning_seconds);
 
 }  // namespace hvd::control

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// libhvd's C++ API, in Horovod's model: every rank enqueues named tensors; a collective runs
+// once every rank has enqueued that name (in any order); small tensors are fused. Nothing here
+// throws: failures come back as a Status from Handle::wait() or from init()/shutdown().
+//
+// Names must be unique among the tensors a rank has in flight, and mean the same tensor on
+// every rank. Ranks that disagree about a name's dtype, shape, op or root get an error for
+// that tensor on every rank; other tensors keep working.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hvd/status.h"
+#include "hvd/tensor.h"
+
+namespace hvd {
+
+namespace core {
+class HandleState;
+}
+
+/// Memory the caller owns and keeps alive until the handle completes.
+struct TensorView {
+  void* data = nullptr;
+  DataType dtype = DataType::kFloat32;
+  std::vector<int64_t> shape;  // {} is a scalar
+  Device device;
+  size_t count() const;
+};
+
+/// An operation in flight. Copyable; all copies see the same completion.
+class Handle {
+ public:
+  Handle() = default;
+  explicit Handle(std::shared_ptr<core::HandleState> state) : state_(std::move(state)) {}
+  /// Blocks until the operation completed; its outcome.
+  Status wait() const;
+  /// True once the operation completed (wait() then returns at once).
+  bool poll() const;
+  /// Allgather: the gathered tensor, owned by the handle; valid after wait() returned ok.
+  const std::vector<char>& output() const;
+  const std::vector<int64_t>& output_shape() const;
+
+ private:
+  std::shared_ptr<core::HandleState> state_;
+};
+
+/// Finds the other ranks (hvdrun's environment, PMIx, MPI or alone), connects, and starts
+/// the background thread. Collective. Calling it again after success does nothing.
+Status init();
+/// Collective: stops the background thread; operations still pending fail.
+Status shutdown();
+bool initialized();
+
+/// -1 before init().
+int rank();
+int size();
+int local_rank();
+int local_size();
+int cross_rank();
+int cross_size();
+
+/// out = op over ranks of (prescale * in), times postscale. `in` and `out` may be the same.
+Handle allreduce_async(const std::string& name, const TensorView& in, const TensorView& out,
+                       ReduceOp op = ReduceOp::kAverage, double prescale = 1.0,
+                       double postscale = 1.0);
+/// Several allreduces that are fused and complete together; one handle per tensor.
+std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& names,
+                                            const std::vector<TensorView>& in,
+                                            const std::vector<TensorView>& out,
+                                            ReduceOp op = ReduceOp::kAverage);
+/// out = root's in, on every rank.
+Handle broadcast_async(const std::string& name, const TensorView& in, const TensorView& out,
+                       int root);
+/// Concatenates every rank's `in` along the first dimension, which may differ between ranks.
+Handle allgather_async(const std::string& name, const TensorView& in);
+/// Reduces `in` and leaves this rank's block of rows in `out` (the first rows % size ranks get
+/// one row more).
+Handle reducescatter_async(const std::string& name, const TensorView& in, const TensorView& out,
+                           ReduceOp op = ReduceOp::kSum);
+/// Sends block r of `in`'s rows to rank r and receives one block from each, in rank order.
+/// Every rank passes the same shape.
+Handle alltoall_async(const std::string& name, const TensorView& in, const TensorView& out);
+/// Returns once every rank has called barrier().
+Status barrier();
+
+}  // namespace hvd

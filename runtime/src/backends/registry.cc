@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/registry.h"
+
+#include "backends/ring/ring_backend.h"
+#include "backends/ring/shm_transport.h"
+#include "backends/ring/tcp_transport.h"
+#include "hvd/env_keys.h"
+#include "hvd/error.h"
+
+namespace hvd::backends {
+
+std::string choose_ring_transport(const EnvMap& env, const bootstrap::WorldInfo& world) {
+  const std::string wanted = env_string(env, env::kRingTransport, "auto");
+  const bool one_host = world.cross_size == 1;
+  if (wanted == "auto") return one_host ? "shm" : "tcp";
+  if (wanted == "tcp") return "tcp";
+  if (wanted == "shm") {
+    if (!one_host) {
+      throw ConfigError(str_cat(env::kRingTransport, "=shm, but the ranks are on ",
+                                world.cross_size, " hosts; shared memory works within one host"));
+    }
+    return "shm";
+  }
+  throw ConfigError(str_cat(env::kRingTransport, "='", wanted, "' is not auto, shm or tcp"));
+}
+
+std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
+                                                     bootstrap::KvStore& store,
+                                                     const bootstrap::WorldInfo& world,
+                                                     const std::string& scope) {
+  if (kind == "shm") {
+    ring::ShmOptions options;
+    options.scope = scope;
+    return std::make_unique<ring::ShmTransport>(store, world.rank, world.size, options);
+  }
+  ring::TcpOptions options;
+  options.scope = scope;
+  return std::make_unique<ring::TcpTransport>(store, world.rank, world.size, options);
+}
+
+std::unique_ptr<Backend> make_host_backend(const std::string& kind, bootstrap::KvStore& store,
+                                           const bootstrap::WorldInfo& world) {
+  return std::make_unique<ring::RingBackend>(make_ring_transport(kind, store, world, "data"),
+                                             kind);
+}
+
+}  // namespace hvd::backends

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Registry: which backends this build has and which one runs. The only place (with
+// bootstrap.cc) that looks at HVD_HAVE_*. Today: the built-in ring, over shared memory when
+// every rank is on one host and over TCP otherwise (HVD_RING_TRANSPORT forces one); MPI and
+// NCCL backends join here.
+
+#include <memory>
+#include <string>
+
+#include "backends/backend.h"
+#include "backends/ring/transport.h"
+#include "bootstrap/kv_store.h"
+#include "bootstrap/world_info.h"
+#include "common/env.h"
+
+namespace hvd::backends {
+
+/// "shm" or "tcp", from HVD_RING_TRANSPORT (auto, shm, tcp) and the world's shape. Throws
+/// ConfigError for another value, or for shm when the ranks span several hosts.
+std::string choose_ring_transport(const EnvMap& env, const bootstrap::WorldInfo& world);
+
+/// A connected transport of `kind` among all ranks; `scope` keeps the store keys of several
+/// transports apart. Collective: every rank calls it with the same kind and scope.
+std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
+                                                     bootstrap::KvStore& store,
+                                                     const bootstrap::WorldInfo& world,
+                                                     const std::string& scope);
+
+/// The backend for host tensors.
+std::unique_ptr<Backend> make_host_backend(const std::string& kind, bootstrap::KvStore& store,
+                                           const bootstrap::WorldInfo& world);
+
+}  // namespace hvd::backends

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The two halves of a ring collective, shared by allreduce, broadcast, allgatherv and
+// reducescatter (collectives.cc). Rank r sends to r+1 and receives from r-1 in each of the
+// size-1 steps; each step is one full-duplex send_recv, and the transports move a block in
+// pieces, reducing each piece as it arrives, so transfer and reduction are pipelined.
+
+#include <cstddef>
+#include <vector>
+
+#include "backends/ring/transport.h"
+#include "common/buffer.h"
+
+namespace hvd::backends::ring {
+
+/// Block r of a buffer: elements [offset[r], offset[r] + count[r]).
+struct Blocks {
+  std::vector<size_t> offset;
+  std::vector<size_t> count;
+};
+
+/// `total` elements split into n blocks whose sizes differ by at most one.
+Blocks even_blocks(size_t total, int n);
+/// Consecutive blocks of the given sizes.
+Blocks blocks_of(const std::vector<size_t>& counts);
+
+/// In place. Afterwards block `rank` of buf holds the reduction of that block over all
+/// ranks (other blocks hold partial results).
+void ring_reduce_scatter(Transport& t, BufferView buf, const Blocks& blocks, ReduceOp op);
+
+/// Reads `in` (all blocks, unchanged) and leaves the reduction of block `rank` over all
+/// ranks in `out`, using two block-sized scratch buffers instead of a copy of `in`.
+void ring_reduce_scatter_to(Transport& t, const BufferView& in, BufferView out,
+                            const Blocks& blocks, ReduceOp op);
+
+/// In place. Before: block `rank` of buf is this rank's. After: every block is everyone's.
+void ring_allgather(Transport& t, BufferView buf, const Blocks& blocks);
+
+}  // namespace hvd::backends::ring

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/ring/shm_transport.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <utility>
+
+#include "common/reduce_kernels.h"
+#include "hvd/error.h"
+#include "hvd/str_cat.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace hvd::backends::ring {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kAlign = 64;  // message starts and piece sizes; a multiple of every dtype
+// Waiting: spin while the peer is likely running on another core, then yield (helps when
+// ranks outnumber cores), then sleep on the doorbell in bounded naps.
+static auto kSpinFor = std::chrono::microseconds(getenv("XSPIN") ? atoi(getenv("XSPIN")) : 50);
+static auto kYieldFor = std::chrono::microseconds(getenv("XYIELD") ? atoi(getenv("XYIELD")) : 200);
+constexpr auto kNap = std::chrono::milliseconds(10);
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+uint64_t round_up(uint64_t v) { return (v + kAlign - 1) & ~uint64_t{kAlign - 1}; }
+
+std::string pid_namespace() {
+  char buf[128] = {};
+  const ssize_t n = readlink("/proc/self/ns/pid", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("-");
+}
+
+std::string segment_name(const std::string& scope, int rank) {
+  std::random_device rd;
+  std::ostringstream name;
+  name << "/hvd-" << getpid() << "-" << std::hex << std::hash<std::string>{}(scope) << "-"
+       << std::dec << rank << "-" << std::hex << rd();
+  return name.str();
+}
+
+}  // namespace
+
+struct ShmTransport::Peer {
+  std::unique_ptr<ShmSegment> seg;  // the peer's segment (this rank's own at rank_)
+  ShmChannel* out = nullptr;        // this rank -> peer, in the peer's segment
+  char* out_ring = nullptr;
+  uint64_t out_head = 0;     // bytes written to `out` (this rank is its only writer)
+  ShmChannel* in = nullptr;  // peer -> this rank, in this rank's segment
+  const char* in_ring = nullptr;
+  uint64_t in_tail = 0;  // bytes consumed from `in` (this rank is its only reader)
+  int64_t pid = 0;
+  bool check_pid = false;  // same pid namespace: kill(pid, 0) tells if it lives
+
+  bool closed() const { return seg->header().closed.load(std::memory_order_acquire) != 0; }
+};
+
+struct ShmTransport::Transfer {
+  int to;
+  const char* sbuf;
+  size_t sbytes;
+  int from;
+  char* rbuf;
+  size_t rbytes;
+  bool reduce;
+  DataType dtype;
+  ReduceOp op;
+  Clock::time_point deadline;
+  size_t sent = 0;
+  size_t got = 0;
+  bool sending() const { return sent < sbytes; }
+  bool receiving() const { return got < rbytes; }
+};
+
+ShmTransport::ShmTransport(bootstrap::KvStore& store, int rank, int size, ShmOptions options)
+    : rank_(rank),
+      size_(size),
+      options_(std::move(options)),
+      step_(getenv("XSTEP") ? strtoul(getenv("XSTEP"), nullptr, 10)
+                            : std::max<size_t>(options_.channel_bytes / 4, kAlign)),
+      peers_(static_cast<size_t>(size)) {
+  HVD_CHECK(size > 0 && rank >= 0 && rank < size, "rank ", rank, " of ", size);
+  const size_t cap = options_.channel_bytes;
+  if (cap < 4096 || (cap & (cap - 1)) != 0) {
+    throw ConfigError(
+        str_cat("ring shm: channel size ", cap, " must be a power of two of at least 4096 bytes"));
+  }
+  if (size > 1) connect(store);
+}
+
+ShmTransport::~ShmTransport() {
+  if (peers_[static_cast<size_t>(rank_)].seg == nullptr) return;
+  peers_[static_cast<size_t>(rank_)].seg->header().closed.store(1, std::memory_order_release);
+  for (const Peer& p : peers_) {
+    if (p.seg) ring_doorbell(p.seg->header().bell);
+  }
+}
+
+void ShmTransport::connect(bootstrap::KvStore& store) {
+  const auto deadline = Clock::now() + options_.setup_timeout;
+  const auto left = [&] {
+    return std::max(std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()),
+                    std::chrono::milliseconds(0));
+  };
+  const auto key = [&](int r) { return str_cat(options_.scope, "/shm/", r); };
+  const size_t cap = options_.channel_bytes;
+  const std::string my_ns = pid_namespace();
+  const std::string name = segment_name(options_.scope, rank_);
+  Peer& self = peers_[static_cast<size_t>(rank_)];
+  self.seg = std::make_unique<ShmSegment>(ShmSegment::create(name, rank_, size_, cap));
+  store.set(key(rank_), str_cat(name, " ", getpid(), " ", my_ns));
+  store.barrier(options_.scope + "/shm/named", left());
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    std::istringstream fields(store.get(key(r), left()));
+    std::string peer_name;
+    std::string peer_ns;
+    Peer& p = peers_[static_cast<size_t>(r)];
+    if (!(fields >> peer_name >> p.pid >> peer_ns)) {
+      throw BootstrapError(str_cat("ring shm: rank ", rank_, ": malformed entry for rank ", r));
+    }
+    p.seg = std::make_unique<ShmSegment>(ShmSegment::open(peer_name, r, size_, cap));
+    p.check_pid = peer_ns == my_ns && my_ns != "-" && p.pid != getpid();
+    p.out = &p.seg->channel(rank_);
+    p.out_ring = p.seg->ring(rank_);
+    p.in = &self.seg->channel(r);
+    p.in_ring = self.seg->ring(r);
+  }
+  // The name may go once every peer has mapped the segment.
+  store.barrier(options_.scope + "/shm/mapped", left());
+  self.seg->unlink();
+}
+
+size_t ShmTransport::push_room(int to, size_t remaining) const {
+  const Peer& p = peers_[static_cast<size_t>(to)];
+  const size_t cap = options_.channel_bytes;
+  const uint64_t tail = p.out->tail.value.load(std::memory_order_acquire);
+  // After aligning a message start, head may run up to kAlign - 1 bytes past a full ring.
+  const auto used = static_cast<size_t>(p.out_head - tail);
+  const size_t free = used < cap ? cap - used : 0;
+  const size_t off = static_cast<size_t>(p.out_head) & (cap - 1);
+  size_t n = std::min({remaining, free, cap - off, step_});
+  // Pieces other than a message's last are multiples of kAlign, so that the receiver never
+  // sees part of an element.
+  if (n < remaining) n &= ~(kAlign - 1);
+  return n;
+}
+
+size_t ShmTransport::pull_avail(int from) const {
+  const Peer& p = peers_[static_cast<size_t>(from)];
+  const uint64_t head = p.in->head.value.load(std::memory_order_acquire);
+  // Before the producer's first piece of this message, head may still lag the aligned tail.
+  return head > p.in_tail ? static_cast<size_t>(head - p.in_tail) : 0;
+}
+
+bool ShmTransport::push(Transfer& t) {
+  const size_t n = push_room(t.to, t.sbytes - t.sent);
+  if (n == 0) return false;
+  Peer& p = peers_[static_cast<size_t>(t.to)];
+  const size_t off = static_cast<size_t>(p.out_head) & (options_.channel_bytes - 1);
+  std::memcpy(p.out_ring + off, t.sbuf + t.sent, n);
+  p.out_head += n;
+  p.out->head.value.store(p.out_head, std::memory_order_release);
+  ring_doorbell(p.seg->header().bell);
+  t.sent += n;
+  return true;
+}
+
+bool ShmTransport::pull(Transfer& t) {
+  Peer& p = peers_[static_cast<size_t>(t.from)];
+  const size_t cap = options_.channel_bytes;
+  const size_t off = static_cast<size_t>(p.in_tail) & (cap - 1);
+  const size_t n = std::min({pull_avail(t.from), t.rbytes - t.got, cap - off, step_});
+  if (n == 0) return false;
+  if (t.reduce) {
+    const size_t elem = dtype_size(t.dtype);
+    HVD_CHECK(n % elem == 0, "piece of ", n, " bytes splits a ", elem, "-byte element");
+    reduce_into(t.rbuf + t.got, p.in_ring + off, n / elem, t.dtype, t.op);
+  } else {
+    std::memcpy(t.rbuf + t.got, p.in_ring + off, n);
+  }
+  p.in_tail += n;
+  p.in->tail.value.store(p.in_tail, std::memory_order_release);
+  ring_doorbell(p.seg->header().bell);
+  t.got += n;
+  return true;
+}
+
+void ShmTransport::check_peers(const Transfer& t) const {
+  // `closed` and the pid are checked before the data: once a peer is seen closed (acquire),
+  // everything it published before closing is visible, so a still-empty channel is final.
+  const auto gone = [&](int r) -> std::string {
+    const Peer& p = peers_[static_cast<size_t>(r)];
+    if (p.closed()) return str_cat("rank ", r, " closed its transport");
+    if (p.check_pid && kill(static_cast<pid_t>(p.pid), 0) != 0 && errno == ESRCH) {
+      return str_cat("rank ", r, " (pid ", p.pid, ") exited");
+    }
+    return "";
+  };
+  if (t.sending()) {
+    const std::string why = gone(t.to);
+    if (!why.empty()) {
+      throw BackendError(str_cat("ring shm: rank ", rank_, ": ", why, " while this rank was ",
+                                 "sending to it (", t.sent, " of ", t.sbytes, " bytes)"));
+    }
+  }
+  if (t.receiving()) {
+    const std::string why = gone(t.from);
+    if (!why.empty() && pull_avail(t.from) == 0) {
+      throw BackendError(str_cat("ring shm: rank ", rank_, ": ", why, " while this rank was ",
+                                 "receiving from it (", t.got, " of ", t.rbytes, " bytes)"));
+    }
+  }
+}
+
+void ShmTransport::wait(Transfer& t) {
+  const auto ready = [&] {
+    return (t.sending() && push_room(t.to, t.sbytes - t.sent) > 0) ||
+           (t.receiving() && pull_avail(t.from) > 0);
+  };
+  const auto start = Clock::now();
+  for (unsigned i = 1;; ++i) {
+    if (ready()) return;
+    cpu_relax();
+    if (i % 64 == 0 && Clock::now() - start > kSpinFor) break;
+  }
+  while (Clock::now() - start < kSpinFor + kYieldFor) {
+    sched_yield();
+    if (ready()) return;
+  }
+  ShmDoorbell& bell = peers_[static_cast<size_t>(rank_)].seg->header().bell;
+  for (;;) {
+    check_peers(t);
+    const auto now = Clock::now();
+    if (now >= t.deadline) {
+      throw TimeoutError(str_cat("ring shm: rank ", rank_, ": not done within ",
+                                 options_.timeout.count(), " ms (sent ", t.sent, " of ", t.sbytes,
+                                 " bytes to rank ", t.to, ", received ", t.got, " of ", t.rbytes,
+                                 " bytes from rank ", t.from, ")"));
+    }
+    const auto nap = std::min<Clock::duration>(kNap, t.deadline - now);
+    if (sleep_on_doorbell(bell, nap, ready)) return;
+  }
+}
+
+void ShmTransport::exchange(Transfer& t) {
+  HVD_CHECK(t.sbytes == 0 || (t.to >= 0 && t.to < size_ && t.to != rank_), "rank ", rank_,
+            ": bad destination ", t.to);
+  HVD_CHECK(t.rbytes == 0 || (t.from >= 0 && t.from < size_ && t.from != rank_), "rank ", rank_,
+            ": bad source ", t.from);
+  // Every message starts kAlign-aligned in its stream; both ends skip the same padding.
+  if (t.sbytes > 0) {
+    Peer& p = peers_[static_cast<size_t>(t.to)];
+    p.out_head = round_up(p.out_head);
+  }
+  if (t.rbytes > 0) {
+    Peer& p = peers_[static_cast<size_t>(t.from)];
+    p.in_tail = round_up(p.in_tail);
+  }
+  while (t.sending() || t.receiving()) {
+    bool progress = false;
+    if (t.sending()) progress = push(t);
+    if (t.receiving()) progress = pull(t) || progress;
+    if (!progress) wait(t);
+  }
+}
+
+void ShmTransport::send_recv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf,
+                             size_t rbytes) {
+  Transfer t{to,
+             static_cast<const char*>(sbuf),
+             sbytes,
+             from,
+             static_cast<char*>(rbuf),
+             rbytes,
+             false,
+             DataType::kUInt8,
+             ReduceOp::kSum,
+             Clock::now() + options_.timeout};
+  exchange(t);
+}
+
+void ShmTransport::send_recv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* acc,
+                                    size_t count, DataType dtype, ReduceOp op) {
+  Transfer t{to,
+             static_cast<const char*>(sbuf),
+             sbytes,
+             from,
+             static_cast<char*>(acc),
+             count * dtype_size(dtype),
+             true,
+             dtype,
+             op,
+             Clock::now() + options_.timeout};
+  exchange(t);
+}
+
+}  // namespace hvd::backends::ring

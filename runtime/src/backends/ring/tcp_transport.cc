@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/ring/tcp_transport.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cstdint>
+#include <system_error>
+#include <utility>
+
+#include "common/reduce_kernels.h"
+#include "hvd/error.h"
+#include "hvd/str_cat.h"
+
+namespace hvd::backends::ring {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr uint32_t kMagic = 0x48564454;            // "HVDT"
+constexpr size_t kScratchBytes = size_t{1} << 20;  // a multiple of every element size
+constexpr size_t kMaxIo = size_t{4} << 20;         // bytes per send()/recv() call
+
+std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
+
+uint32_t fnv1a(const std::string& s) {
+  uint32_t h = 2166136261u;
+  for (const char c : s) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  return h;
+}
+
+// Milliseconds left until deadline, for poll() and for calls that take a duration.
+std::chrono::milliseconds left(Clock::time_point deadline) {
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+  return std::max(ms, std::chrono::milliseconds(0));
+}
+
+// The same, as a poll() timeout.
+int poll_ms(Clock::time_point deadline) {
+  return static_cast<int>(std::min<int64_t>(left(deadline).count(), INT_MAX));
+}
+
+// The handshake both ends of a connection send: magic, rank, size, scope hash.
+using Hello = std::array<uint32_t, 4>;
+
+void send_hello(int fd, const Hello& h, Clock::time_point deadline) {
+  Hello wire;
+  for (size_t i = 0; i < h.size(); ++i) wire[i] = htonl(h[i]);
+  net::write_all(fd, wire.data(), sizeof(wire), deadline);
+}
+
+Hello read_hello(int fd, Clock::time_point deadline) {
+  Hello wire{};
+  if (!net::read_exact(fd, wire.data(), sizeof(wire), deadline)) {
+    throw BootstrapError("connection closed during the handshake");
+  }
+  for (auto& v : wire) v = ntohl(v);
+  return wire;
+}
+
+std::string this_host() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) {
+    throw BootstrapError(str_cat("gethostname: ", errno_text(errno)));
+  }
+  return name;
+}
+
+net::Fd accept_before(int listener, Clock::time_point deadline, int rank) {
+  for (;;) {
+    pollfd pfd{listener, POLLIN, 0};
+    const int rc = poll(&pfd, 1, poll_ms(deadline));
+    if (rc < 0 && errno != EINTR) throw BootstrapError(str_cat("poll: ", errno_text(errno)));
+    if (rc > 0) {
+      net::Fd fd(accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));
+      if (fd.valid()) {
+        const int one = 1;
+        setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        return fd;
+      }
+      if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN) {
+        throw BootstrapError(str_cat("accept: ", errno_text(errno)));
+      }
+    }
+    if (Clock::now() >= deadline) {
+      throw TimeoutError(
+          str_cat("ring tcp: rank ", rank, ": lower ranks did not connect before the deadline"));
+    }
+  }
+}
+
+// Where received bytes go: straight into the caller's buffer.
+struct CopySink {
+  char* buf;
+  size_t got = 0;
+  std::pair<char*, size_t> space(size_t total) { return {buf + got, total - got}; }
+  void received(size_t n) { got += n; }
+};
+
+// Where received bytes go for send_recv_reduce: a scratch ring, from which every complete
+// element is reduced into acc right away. The ring size is a multiple of the element size,
+// so no element straddles its end.
+struct ReduceSink {
+  char* scratch;
+  size_t ring;
+  char* acc;
+  size_t elem;
+  DataType dtype;
+  ReduceOp op;
+  size_t got = 0;
+  size_t reduced = 0;
+
+  std::pair<char*, size_t> space(size_t total) {
+    const size_t off = got % ring;
+    const size_t n = std::min({total - got, ring - off, ring - (got - reduced)});
+    return {scratch + off, n};
+  }
+  void received(size_t n) {
+    got += n;
+    const size_t complete = got - got % elem;
+    while (reduced < complete) {
+      const size_t off = reduced % ring;
+      const size_t len = std::min(complete - reduced, ring - off);
+      reduce_into(acc + reduced, scratch + off, len / elem, dtype, op);
+      reduced += len;
+    }
+  }
+};
+
+struct Side {
+  int fd;
+  int peer;
+};
+
+// Moves sbytes to `to` and rbytes from `from` (into sink) at the same time.
+template <typename Sink>
+void exchange(int rank, Side to, const char* sbuf, size_t sbytes, Side from, Sink& sink,
+              size_t rbytes, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  size_t sent = 0;
+  while (sent < sbytes || sink.got < rbytes) {
+    bool progress = false;
+    if (sent < sbytes) {
+      const ssize_t rc =
+          ::send(to.fd, sbuf + sent, std::min(sbytes - sent, kMaxIo), MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (rc > 0) {
+        sent += static_cast<size_t>(rc);
+        progress = true;
+      } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        throw BackendError(str_cat("ring tcp: rank ", rank, ": sending to rank ", to.peer, ": ",
+                                   errno_text(errno)));
+      }
+    }
+    if (sink.got < rbytes) {
+      const auto [ptr, room] = sink.space(rbytes);
+      const ssize_t rc = ::recv(from.fd, ptr, std::min(room, kMaxIo), MSG_DONTWAIT);
+      if (rc > 0) {
+        sink.received(static_cast<size_t>(rc));
+        progress = true;
+      } else if (rc == 0) {
+        throw BackendError(str_cat("ring tcp: rank ", rank, ": rank ", from.peer,
+                                   " closed the connection (received ", sink.got, " of ", rbytes,
+                                   " bytes)"));
+      } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        throw BackendError(str_cat("ring tcp: rank ", rank, ": receiving from rank ", from.peer,
+                                   ": ", errno_text(errno)));
+      }
+    }
+    if (progress) continue;
+    std::array<pollfd, 2> pfds{};
+    nfds_t n = 0;
+    if (sent < sbytes) pfds[n++] = pollfd{to.fd, POLLOUT, 0};
+    if (sink.got < rbytes) pfds[n++] = pollfd{from.fd, POLLIN, 0};
+    const int rc = poll(pfds.data(), n, poll_ms(deadline));
+    if (rc < 0 && errno != EINTR) {
+      throw BackendError(str_cat("ring tcp: rank ", rank, ": poll: ", errno_text(errno)));
+    }
+    if (rc == 0 && Clock::now() >= deadline) {
+      throw TimeoutError(str_cat("ring tcp: rank ", rank, ": not done within ", timeout.count(),
+                                 " ms (sent ", sent, " of ", sbytes, " bytes to rank ", to.peer,
+                                 ", received ", sink.got, " of ", rbytes, " bytes from rank ",
+                                 from.peer, ")"));
+    }
+  }
+}
+
+}  // namespace
+
+TcpTransport::TcpTransport(bootstrap::KvStore& store, int rank, int size, TcpOptions options)
+    : rank_(rank), size_(size), options_(std::move(options)), peers_(static_cast<size_t>(size)) {
+  HVD_CHECK(size > 0 && rank >= 0 && rank < size, "rank ", rank, " of ", size);
+  if (size > 1) connect_mesh(store);
+}
+
+void TcpTransport::connect_mesh(bootstrap::KvStore& store) {
+  const auto deadline = Clock::now() + options_.setup_timeout;
+  const Hello mine{kMagic, static_cast<uint32_t>(rank_), static_cast<uint32_t>(size_),
+                   fnv1a(options_.scope)};
+  const net::Fd listener = net::listen_tcp(options_.bind_addr, 0);
+  const std::string host = options_.advertise_host.empty() ? this_host() : options_.advertise_host;
+  const auto key = [&](int r) { return str_cat(options_.scope, "/tcp/", r); };
+  store.set(key(rank_), str_cat(host, ":", net::local_port(listener.get())));
+  store.barrier(options_.scope + "/tcp", left(deadline));
+  // Connect to every higher rank; connect() completes in the peer's backlog, so nobody waits
+  // for an accept here and the order cannot deadlock.
+  for (int peer = rank_ + 1; peer < size_; ++peer) {
+    const std::string addr = store.get(key(peer), left(deadline));
+    const size_t colon = addr.rfind(':');
+    uint16_t port = 0;
+    if (colon == std::string::npos ||
+        std::from_chars(addr.data() + colon + 1, addr.data() + addr.size(), port).ec !=
+            std::errc()) {
+      throw BootstrapError(str_cat("ring tcp: rank ", rank_, ": rank ", peer,
+                                   " published a malformed address '", addr, "'"));
+    }
+    try {
+      net::Fd fd = net::connect_tcp(addr.substr(0, colon), port, left(deadline));
+      send_hello(fd.get(), mine, deadline);
+      peers_[static_cast<size_t>(peer)] = std::move(fd);
+    } catch (const BootstrapError& e) {
+      throw BootstrapError(str_cat("ring tcp: rank ", rank_, ": connecting to rank ", peer, " at ",
+                                   addr, ": ", e.what()));
+    }
+  }
+  for (int accepted = 0; accepted < rank_; ++accepted) {
+    net::Fd fd = accept_before(listener.get(), deadline, rank_);
+    const Hello h = read_hello(fd.get(), deadline);
+    const auto peer = static_cast<int>(h[1]);
+    if (h[0] != kMagic || h[2] != mine[2] || h[3] != mine[3] || peer >= rank_ ||
+        peers_[static_cast<size_t>(peer)].valid()) {
+      throw BootstrapError(str_cat("ring tcp: rank ", rank_, ": refused a connection claiming ",
+                                   "rank ", peer, " of ", h[2], " (wrong run, scope or rank)"));
+    }
+    send_hello(fd.get(), mine, deadline);
+    peers_[static_cast<size_t>(peer)] = std::move(fd);
+  }
+  for (int peer = rank_ + 1; peer < size_; ++peer) {
+    const Hello h = read_hello(peers_[static_cast<size_t>(peer)].get(), deadline);
+    if (h[0] != kMagic || h[1] != static_cast<uint32_t>(peer) || h[2] != mine[2] ||
+        h[3] != mine[3]) {
+      throw BootstrapError(str_cat("ring tcp: rank ", rank_, ": the listener published by rank ",
+                                   peer, " answered as rank ", h[1], " of ", h[2]));
+    }
+  }
+}
+
+int TcpTransport::fd_of(int peer, size_t bytes) const {
+  if (bytes == 0) return -1;
+  HVD_CHECK(peer >= 0 && peer < size_ && peer != rank_, "rank ", rank_, ": bad peer ", peer);
+  return peers_[static_cast<size_t>(peer)].get();
+}
+
+void TcpTransport::send_recv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf,
+                             size_t rbytes) {
+  CopySink sink{static_cast<char*>(rbuf)};
+  exchange(rank_, Side{fd_of(to, sbytes), to}, static_cast<const char*>(sbuf), sbytes,
+           Side{fd_of(from, rbytes), from}, sink, rbytes, options_.timeout);
+}
+
+void TcpTransport::send_recv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* acc,
+                                    size_t count, DataType dtype, ReduceOp op) {
+  const size_t elem = dtype_size(dtype);
+  const size_t rbytes = count * elem;
+  if (scratch_.size() < kScratchBytes && rbytes > 0) scratch_.resize(kScratchBytes);
+  ReduceSink sink{scratch_.data(), kScratchBytes, static_cast<char*>(acc), elem, dtype, op};
+  exchange(rank_, Side{fd_of(to, sbytes), to}, static_cast<const char*>(sbuf), sbytes,
+           Side{fd_of(from, rbytes), from}, sink, rbytes, options_.timeout);
+}
+
+}  // namespace hvd::backends::ring

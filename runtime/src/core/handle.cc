@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+// The public API (hvd/hvd.h) over one Runtime. The only global of libhvd is the instance
+// pointer below (instead of Horovod's horovod_global state struct); no exception crosses
+// the API: each is turned into a Status.
+
+#include <atomic>
+#include <mutex>
+
+#include "core/runtime_factory.h"
+#include "hvd/hvd.h"
+
+namespace hvd {
+namespace {
+
+std::mutex g_mutex;                   // guards g_instance's creation and destruction
+std::unique_ptr<core::Instance> g_instance;
+std::atomic<core::Runtime*> g_runtime{nullptr};
+std::atomic<uint64_t> g_group{0};     // grouped allreduce ids, the same sequence on every rank
+std::atomic<uint64_t> g_barrier{0};
+
+Handle failed(ErrorCode code, const std::string& message) {
+  auto state = std::make_shared<core::HandleState>();
+  state->complete(Status::error(code, message));
+  return Handle(state);
+}
+
+control::Request request(const std::string& name, control::OpType type, const TensorView& t) {
+  control::Request r;
+  r.name = name;
+  r.type = type;
+  r.dtype = t.dtype;
+  r.device = t.device;
+  r.shape = t.shape;
+  return r;
+}
+
+BufferView view(const TensorView& t) { return BufferView{t.data, t.count(), t.dtype, t.device}; }
+
+Handle submit(control::Request r, const TensorView& in, const TensorView& out) {
+  core::Runtime* rt = g_runtime.load();
+  if (rt == nullptr) return failed(ErrorCode::kUsage, "hvd::init() has not been called");
+  try {
+    return Handle(rt->enqueue(std::move(r), view(in), view(out)));
+  } catch (...) {
+    auto state = std::make_shared<core::HandleState>();
+    state->complete(Status::from_exception(std::current_exception()));
+    return Handle(state);
+  }
+}
+
+int world_field(int bootstrap::WorldInfo::*field) {
+  core::Runtime* rt = g_runtime.load();
+  return rt == nullptr ? -1 : rt->world().*field;
+}
+
+}  // namespace
+
+size_t TensorView::count() const {
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  return n;
+}
+
+Status Handle::wait() const {
+  return state_ ? state_->wait() : Status::error(ErrorCode::kUsage, "an empty handle");
+}
+bool Handle::poll() const { return !state_ || state_->done(); }
+const std::vector<char>& Handle::output() const { return state_->output; }
+const std::vector<int64_t>& Handle::output_shape() const { return state_->output_shape; }
+
+Status init() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_instance) return Status();
+  try {
+    g_instance = std::make_unique<core::Instance>(core::make_instance(process_env()));
+    g_runtime = g_instance->runtime.get();
+    return Status();
+  } catch (...) {
+    return Status::from_exception(std::current_exception());
+  }
+}
+
+Status shutdown() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_instance) return Status();
+  try {
+    g_runtime = nullptr;
+    g_instance->runtime->shutdown();
+    g_instance.reset();
+    return Status();
+  } catch (...) {
+    g_instance.reset();
+    return Status::from_exception(std::current_exception());
+  }
+}
+
+bool initialized() { return g_runtime.load() != nullptr; }
+int rank() { return world_field(&bootstrap::WorldInfo::rank); }
+int size() { return world_field(&bootstrap::WorldInfo::size); }
+int local_rank() { return world_field(&bootstrap::WorldInfo::local_rank); }
+int local_size() { return world_field(&bootstrap::WorldInfo::local_size); }
+int cross_rank() { return world_field(&bootstrap::WorldInfo::cross_rank); }
+int cross_size() { return world_field(&bootstrap::WorldInfo::cross_size); }
+
+Handle allreduce_async(const std::string& name, const TensorView& in, const TensorView& out,
+                       ReduceOp op, double prescale, double postscale) {
+  control::Request r = request(name, control::OpType::kAllreduce, in);
+  r.op = op;
+  r.prescale = prescale;
+  r.postscale = postscale;
+  return submit(std::move(r), in, out);
+}
+
+std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& names,
+                                            const std::vector<TensorView>& in,
+                                            const std::vector<TensorView>& out, ReduceOp op) {
+  std::vector<Handle> handles;
+  if (names.size() != in.size() || names.size() != out.size()) {
+    handles.push_back(failed(ErrorCode::kUsage, "grouped allreduce: names, inputs and outputs "
+                                                "must have the same length"));
+    return handles;
+  }
+  const int32_t group = static_cast<int32_t>(g_group++ % (1u << 30));
+  for (size_t i = 0; i < names.size(); ++i) {
+    control::Request r = request(names[i], control::OpType::kAllreduce, in[i]);
+    r.op = op;
+    r.group = group;
+    handles.push_back(submit(std::move(r), in[i], out[i]));
+  }
+  return handles;
+}
+
+Handle broadcast_async(const std::string& name, const TensorView& in, const TensorView& out,
+                       int root) {
+  control::Request r = request(name, control::OpType::kBroadcast, in);
+  r.root = root;
+  return submit(std::move(r), in, out);
+}
+
+Handle allgather_async(const std::string& name, const TensorView& in) {
+  return submit(request(name, control::OpType::kAllgather, in), in, in);
+}
+
+Handle reducescatter_async(const std::string& name, const TensorView& in, const TensorView& out,
+                           ReduceOp op) {
+  control::Request r = request(name, control::OpType::kReducescatter, in);
+  r.op = op;
+  return submit(std::move(r), in, out);
+}
+
+Handle alltoall_async(const std::string& name, const TensorView& in, const TensorView& out) {
+  return submit(request(name, control::OpType::kAlltoall, in), in, out);
+}
+
+Status barrier() {
+  const TensorView none{nullptr, DataType::kUInt8, {0}, {}};
+  return submit(request("hvd.barrier." + std::to_string(g_barrier++),
+                        control::OpType::kBarrier, none),
+                none, none)
+      .wait();
+}
+
+}  // namespace hvd

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Runtime: owns the parts of one libhvd instance (after Horovod's global state, but passed
+// in, not global) and runs the background loop: every cycle it takes the fresh requests,
+// runs one controller cycle, and executes what the cycle planned. Errors inside the loop are
+// caught, every pending handle fails with them, and later calls get the same error (gloo's
+// pattern); nothing under src/ exits the process.
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <thread>
+
+#include "backends/backend.h"
+#include "bootstrap/world_info.h"
+#include "control/channel.h"
+#include "control/controller.h"
+#include "core/executor.h"
+#include "core/tensor_queue.h"
+
+namespace hvd::core {
+
+struct RuntimeOptions {
+  control::ControllerOptions controller;
+  std::chrono::microseconds cycle_time{1000};
+};
+
+class Runtime {
+ public:
+  /// Takes ownership of the channel and the backend; starts the background thread.
+  Runtime(bootstrap::WorldInfo world, std::unique_ptr<control::Channel> channel,
+          std::unique_ptr<backends::Backend> backend, RuntimeOptions options);
+  /// Shuts down (collectively, like hvd.shutdown()) if that has not happened yet.
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  const bootstrap::WorldInfo& world() const { return world_; }
+
+  /// Queues a collective; the handle completes when it ran or failed. Thread-safe.
+  std::shared_ptr<HandleState> enqueue(control::Request request, BufferView input,
+                                       BufferView output);
+  /// Asks every rank to stop, waits for the loop to end, and fails what is still pending.
+  void shutdown();
+
+ private:
+  void loop();
+  void run_cycle();
+
+  bootstrap::WorldInfo world_;
+  std::unique_ptr<control::Channel> channel_;
+  std::unique_ptr<backends::Backend> backend_;
+  RuntimeOptions options_;
+  TensorQueue queue_;
+  control::Controller controller_;
+  Executor executor_;
+  std::atomic<bool> shutdown_requested_{false};
+  std::atomic<bool> stopped_{false};
+  std::thread thread_;
+};
+
+}  // namespace hvd::core

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/runtime_factory.h"
+
+#include "backends/registry.h"
+#include "bootstrap/bootstrap.h"
+#include "core/transport_channel.h"
+#include "hvd/env_keys.h"
+
+namespace hvd::core {
+
+RuntimeOptions runtime_options_from_env(const EnvMap& env) {
+  RuntimeOptions o;
+  o.controller.fusion_threshold_bytes = static_cast<size_t>(
+      env_int64(env, env::kFusionThreshold, int64_t{128} << 20, 0, int64_t{1} << 40));
+  o.controller.cache_capacity =
+      static_cast<size_t>(env_int(env, env::kCacheCapacity, 1024, 0, 1 << 20));
+  const double cycle_ms = env_double(env, env::kCycleTime, 1.0, 0.01, 60000.0);
+  o.cycle_time = std::chrono::microseconds(static_cast<int64_t>(cycle_ms * 1000));
+  return o;
+}
+
+Instance make_instance(const EnvMap& env) {
+  Instance instance;
+  bootstrap::Bootstrapped b = bootstrap::bootstrap(env, bootstrap::bootstrap_options_from_env(env));
+  const std::string kind = backends::choose_ring_transport(env, b.world);
+  // Control traffic gets a mesh of its own, so that a negotiation never queues behind tensor
+  // bytes and the two never share buffers.
+  auto channel = std::make_unique<TransportChannel>(
+      backends::make_ring_transport(kind, *b.store, b.world, "ctl"));
+  auto backend = backends::make_host_backend(kind, *b.store, b.world);
+  instance.runtime = std::make_unique<Runtime>(b.world, std::move(channel), std::move(backend),
+                                               runtime_options_from_env(env));
+  instance.store = std::move(b.store);
+  return instance;
+}
+
+}  // namespace hvd::core

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Building a Runtime from the environment: bootstrap, transports, backend, tunables.
+
+#include <memory>
+
+#include "bootstrap/bootstrap_method.h"
+#include "common/env.h"
+#include "core/runtime.h"
+
+namespace hvd::core {
+
+/// The tunables hvdrun passes (HOROVOD_FUSION_THRESHOLD, HOROVOD_CYCLE_TIME,
+/// HOROVOD_CACHE_CAPACITY); ConfigError names a malformed one.
+RuntimeOptions runtime_options_from_env(const EnvMap& env);
+
+/// Everything one libhvd instance holds. The store stays alive as long as the runtime: for
+/// PMIx or MPI it owns the library's session.
+struct Instance {
+  std::unique_ptr<bootstrap::KvStore> store;
+  std::unique_ptr<Runtime> runtime;
+};
+
+/// Collective: every rank calls it once. Throws hvd::Error subclasses.
+Instance make_instance(const EnvMap& env);
+
+}  // namespace hvd::core

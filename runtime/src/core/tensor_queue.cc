@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/tensor_queue.h"
+
+#include "hvd/error.h"
+
+namespace hvd::core {
+
+void HandleState::complete(Status status) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    HVD_CHECK(!done_, "a handle completed twice");
+    status_ = std::move(status);
+    done_ = true;
+  }
+  cv_.notify_all();
+}
+
+Status HandleState::wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  cv_.wait(lock, [this] { return done_; });
+  return status_;
+}
+
+bool HandleState::done() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return done_;
+}
+
+Status TensorQueue::add(TensorEntry entry) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!closed_.ok()) return closed_;
+  const std::string& name = entry.request.name;
+  if (entries_.count(name) > 0) {
+    return Status::error(ErrorCode::kUsage,
+                         str_cat("tensor '", name,
+                                 "' is already in flight on this rank; "
+                                 "wait for it before submitting the same name again"));
+  }
+  fresh_.push_back(entry.request);
+  entries_.emplace(name, std::move(entry));
+  return Status();
+}
+
+std::vector<control::Request> TensorQueue::pop_fresh() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<control::Request> out;
+  out.swap(fresh_);
+  return out;
+}
+
+std::vector<TensorEntry> TensorQueue::take(const std::vector<std::string>& names) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<TensorEntry> out;
+  for (const std::string& name : names) {
+    auto it = entries_.find(name);
+    HVD_CHECK(it != entries_.end(), "tensor '", name, "' has no queued entry");
+    out.push_back(std::move(it->second));
+    entries_.erase(it);
+  }
+  return out;
+}
+
+void TensorQueue::fail_all(const Status& status) {
+  std::map<std::string, TensorEntry> failed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = status;
+    failed.swap(entries_);
+    fresh_.clear();
+  }
+  for (auto& [name, entry] : failed) entry.handle->complete(status);
+}
+
+size_t TensorQueue::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.size();
+}
+
+}  // namespace hvd::core

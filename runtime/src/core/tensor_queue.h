@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// TensorQueue: where the API threads leave work for the background loop. Each entry is a
+// tensor with its request and the handle its caller waits on. Thread-safe.
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/buffer.h"
+#include "control/message.h"
+#include "hvd/status.h"
+
+namespace hvd::core {
+
+/// What a caller waits on. Completed exactly once by the background loop.
+class HandleState {
+ public:
+  void complete(Status status);
+  /// Blocks until complete; returns the status.
+  Status wait();
+  bool done() const;
+  /// Allgather: the runtime allocates the output, since its size is known only after
+  /// negotiation. Valid once complete.
+  std::vector<char> output;
+  std::vector<int64_t> output_shape;
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  Status status_;
+};
+
+struct TensorEntry {
+  control::Request request;
+  BufferView input;
+  BufferView output;  // allreduce/broadcast/reducescatter/alltoall: the caller's; may equal input
+  std::shared_ptr<HandleState> handle;
+};
+
+class TensorQueue {
+ public:
+  /// Queues `entry`. Returns an error Status (and queues nothing) when a tensor of the same
+  /// name is still in flight, or after fail_all().
+  Status add(TensorEntry entry);
+  /// The requests added since the last call, in the order they were added.
+  std::vector<control::Request> pop_fresh();
+  /// Removes and returns the entries of `names` (in that order); a name without an entry is a
+  /// bug in the caller.
+  std::vector<TensorEntry> take(const std::vector<std::string>& names);
+  /// Completes every entry with `status` and refuses later adds with it.
+  void fail_all(const Status& status);
+  size_t size() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, TensorEntry> entries_;
+  std::vector<control::Request> fresh_;
+  Status closed_;  // not ok once fail_all() ran
+};
+
+}  // namespace hvd::core

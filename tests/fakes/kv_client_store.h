@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// KvClientStore: a bootstrap::KvStore over one store::KvClient, for tests that run ranks as
+// threads against an in-process store::KvServer. Values are visible at once (like hvdrun's
+// RendezvousStore); barrier(name) counts arrivals with ADD and waits for a "done" key that
+// the last arrival sets. One instance per rank thread (KvClient is not thread-safe).
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "bootstrap/kv_store.h"
+#include "hvd/str_cat.h"
+#include "store/kv_client.h"
+
+namespace hvd::test {
+
+class KvClientStore final : public bootstrap::KvStore {
+ public:
+  /// Connects to a store on 127.0.0.1:port for one rank of a run of `size` ranks.
+  KvClientStore(uint16_t port, int size,
+                std::chrono::milliseconds connect_timeout = std::chrono::milliseconds(20000))
+      : client_("127.0.0.1", port, connect_timeout), size_(size) {}
+
+  void set(const std::string& key, const std::string& value) override {
+    client_.set("kv/" + key, value);
+  }
+  std::string get(const std::string& key, std::chrono::milliseconds timeout) override {
+    return client_.get("kv/" + key, timeout);
+  }
+  void barrier(const std::string& name, std::chrono::milliseconds timeout) override {
+    const std::string base = str_cat("barrier/", name, "/", rounds_[name]++);
+    if (client_.add(base + "/count", 1) == size_) client_.set(base + "/done", "1");
+    client_.get(base + "/done", timeout);
+  }
+
+ private:
+  store::KvClient client_;
+  int64_t size_;
+  std::map<std::string, int> rounds_;
+};
+
+}  // namespace hvd::test

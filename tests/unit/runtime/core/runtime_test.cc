@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+// The runtime's loop, controller, executor and fusion together, with N ranks as threads.
+
+#include "core/runtime.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include "fakes/fake_backend.h"
+#include "fakes/fake_channel.h"
+
+namespace core = hvd::core;
+namespace control = hvd::control;
+using hvd::BufferView;
+using hvd::DataType;
+using hvd::test::FakeBackend;
+using hvd::test::FakeChannel;
+using hvd::test::FakeChannelHub;
+
+namespace {
+
+// Runs `body` as `size` ranks on threads, each with its own Runtime; rethrows the first failure.
+void spawn(int size, const std::function<void(int, core::Runtime&)>& body,
+           size_t fusion_threshold = size_t{64} << 20) {
+  FakeChannelHub channel_hub(size), backend_hub(size);
+  std::vector<std::thread> threads;
+  std::exception_ptr failure;
+  std::mutex mutex;
+  for (int rank = 0; rank < size; ++rank) {
+    threads.emplace_back([&, rank] {
+      try {
+        hvd::bootstrap::WorldInfo world;
+        world.rank = rank;
+        world.size = size;
+        core::RuntimeOptions options;
+        options.controller.fusion_threshold_bytes = fusion_threshold;
+        options.cycle_time = std::chrono::microseconds(200);
+        core::Runtime runtime(world, std::make_unique<FakeChannel>(channel_hub, rank),
+                              std::make_unique<FakeBackend>(backend_hub, rank), options);
+        body(rank, runtime);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+control::Request req(const std::string& name, control::OpType type, DataType dtype,
+                     std::vector<int64_t> shape, hvd::ReduceOp op = hvd::ReduceOp::kSum) {
+  control::Request r;
+  r.name = name;
+  r.type = type;
+  r.dtype = dtype;
+  r.shape = std::move(shape);
+  r.op = op;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("runtime: hundreds of small tensors in different orders are reduced exactly") {
+  for (int size : {1, 3, 4}) {
+    CAPTURE(size);
+    spawn(size, [size](int rank, core::Runtime& rt) {
+      constexpr int kTensors = 200;
+      std::vector<std::vector<int64_t>> data(kTensors);
+      std::vector<int> order(kTensors);
+      std::iota(order.begin(), order.end(), 0);
+      std::shuffle(order.begin(), order.end(), std::mt19937(static_cast<unsigned>(rank)));
+      std::vector<std::shared_ptr<core::HandleState>> handles(kTensors);
+      for (int i : order) {
+        data[static_cast<size_t>(i)].assign(static_cast<size_t>(1 + i % 7), rank * 1000 + i);
+        auto& d = data[static_cast<size_t>(i)];
+        BufferView buf{d.data(), d.size(), DataType::kInt64, {}};
+        handles[static_cast<size_t>(i)] =
+            rt.enqueue(req("t" + std::to_string(i), control::OpType::kAllreduce, DataType::kInt64,
+                           {static_cast<int64_t>(d.size())}),
+                       buf, buf);
+      }
+      for (int i = 0; i < kTensors; ++i) {
+        REQUIRE(handles[static_cast<size_t>(i)]->wait().ok());
+        const int64_t want = 1000 * size * (size - 1) / 2 + static_cast<int64_t>(size) * i;
+        for (int64_t v : data[static_cast<size_t>(i)]) CHECK(v == want);
+      }
+    });
+  }
+}
+
+TEST_CASE("runtime: average, broadcast, allgather with uneven first dimensions") {
+  spawn(3, [](int rank, core::Runtime& rt) {
+    std::vector<double> avg(5, rank * 3.0);
+    BufferView a{avg.data(), avg.size(), DataType::kFloat64, {}};
+    auto h1 = rt.enqueue(
+        req("avg", control::OpType::kAllreduce, DataType::kFloat64, {5}, hvd::ReduceOp::kAverage),
+        a, a);
+    std::vector<float> b(4, static_cast<float>(rank));
+    BufferView bb{b.data(), b.size(), DataType::kFloat32, {}};
+    control::Request br = req("b", control::OpType::kBroadcast, DataType::kFloat32, {4});
+    br.root = 2;
+    auto h2 = rt.enqueue(br, bb, bb);
+    std::vector<int32_t> g(static_cast<size_t>(2 * (rank + 1)), rank);  // rank+1 rows of 2
+    BufferView gb{g.data(), g.size(), DataType::kInt32, {}};
+    auto h3 =
+        rt.enqueue(req("g", control::OpType::kAllgather, DataType::kInt32, {rank + 1, 2}), gb, gb);
+    REQUIRE(h1->wait().ok());
+    REQUIRE(h2->wait().ok());
+    REQUIRE(h3->wait().ok());
+    for (double v : avg) CHECK(v == doctest::Approx(3.0));  // (0 + 3 + 6) / 3
+    for (float v : b) CHECK(v == 2.0f);
+    CHECK(h3->output_shape == std::vector<int64_t>{6, 2});
+    const auto* out = reinterpret_cast<const int32_t*>(h3->output.data());
+    CHECK(std::vector<int32_t>(out, out + 12) ==
+          std::vector<int32_t>{0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2});
+  });
+}
+
+TEST_CASE("runtime: a disagreement fails that tensor on every rank and the rest still runs") {
+  spawn(2, [](int rank, core::Runtime& rt) {
+    std::vector<float> x(3, 1.0f), y(rank == 0 ? 3 : 4, 1.0f);
+    BufferView xb{x.data(), x.size(), DataType::kFloat32, {}};
+    BufferView yb{y.data(), y.size(), DataType::kFloat32, {}};
+    auto hy = rt.enqueue(
+        req("y", control::OpType::kAllreduce, DataType::kFloat32, {static_cast<int64_t>(y.size())}),
+        yb, yb);
+    auto hx = rt.enqueue(req("x", control::OpType::kAllreduce, DataType::kFloat32, {3}), xb, xb);
+    const hvd::Status sy = hy->wait();
+    CHECK_FALSE(sy.ok());
+    CHECK(sy.message().find("mismatched shapes for tensor 'y'") != std::string::npos);
+    CHECK(hx->wait().ok());
+    CHECK(x[0] == 2.0f);
+    // The same name twice in flight on one rank is refused at once.
+    std::vector<float> z(1);
+    BufferView zb{z.data(), 1, DataType::kFloat32, {}};
+    auto first = rt.enqueue(req("z", control::OpType::kAllreduce, DataType::kFloat32, {1}), zb, zb);
+    if (rank == 0) {
+      auto again =
+          rt.enqueue(req("z", control::OpType::kAllreduce, DataType::kFloat32, {1}), zb, zb);
+      CHECK(again->wait().message().find("already in flight") != std::string::npos);
+    }
+    CHECK(first->wait().ok());
+  });
+}
+
+TEST_CASE("runtime: shutdown fails what is still pending, with a clear message") {
+  spawn(2, [](int rank, core::Runtime& rt) {
+    std::vector<float> x(2);
+    BufferView xb{x.data(), 2, DataType::kFloat32, {}};
+    // Only rank 0 submits: it can never complete.
+    std::shared_ptr<core::HandleState> h;
+    if (rank == 0)
+      h = rt.enqueue(req("lonely", control::OpType::kAllreduce, DataType::kFloat32, {2}), xb, xb);
+    rt.shutdown();
+    if (rank == 0) CHECK(h->wait().message() == "libhvd has been shut down");
+    auto late =
+        rt.enqueue(req("late", control::OpType::kAllreduce, DataType::kFloat32, {2}), xb, xb);
+    CHECK_FALSE(late->wait().ok());
+  });
+}

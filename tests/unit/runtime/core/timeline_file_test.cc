@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/timeline_file.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "hvd/error.h"
+#include "timeline_test_util.h"
+
+using hvd::core::TimelineFile;
+using hvd::test::read_json;
+using hvd::test::read_text;
+using hvd::test::TempDir;
+
+namespace {
+
+// A JSON object of exactly `bytes` bytes: {"i":N,"p":"xxxx"}.
+std::string element(int i, size_t bytes) {
+  std::string e = "{\"i\":" + std::to_string(i) + ",\"p\":\"";
+  const size_t tail = 2;  // "}
+  e.append(bytes > e.size() + tail ? bytes - e.size() - tail : 0, 'x');
+  return e + "\"}";
+}
+
+}  // namespace
+
+TEST_CASE("timeline file: a new file is an empty JSON array") {
+  TempDir dir;
+  TimelineFile f(dir.file("t.json"));
+  CHECK(read_json(f.path()) == nlohmann::json::array());
+}
+
+TEST_CASE("timeline file: valid JSON after every commit across many page boundaries") {
+  TempDir dir;
+  TimelineFile f(dir.file("t.json"));
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t sizes[] = {20, 333, 1000, page / 2, f.max_element_bytes(), 7, page - 100};
+  int n = 0;
+  for (int round = 0; round < 30; ++round) {
+    for (size_t s : sizes) {
+      f.append(element(n++, s));
+      if (n % 3 == 0) {
+        f.commit();
+        const nlohmann::json doc = read_json(f.path());
+        REQUIRE(doc.size() == static_cast<size_t>(n));
+        CHECK(doc.back()["i"] == n - 1);
+      }
+    }
+  }
+  f.close();
+  const std::string text = read_text(f.path());
+  CHECK(text.size() > 20 * page);
+  CHECK(text.substr(text.size() - 2) == "]\n");
+  const nlohmann::json doc = read_json(f.path());
+  REQUIRE(doc.size() == static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) CHECK(doc[static_cast<size_t>(i)]["i"] == i);
+}
+
+TEST_CASE("timeline file: an element larger than a page is a bug, not a broken file") {
+  TempDir dir;
+  TimelineFile f(dir.file("t.json"));
+  CHECK_THROWS_AS(f.append(element(0, f.max_element_bytes() + 1)), hvd::InternalError);
+  f.append(element(1, 10));
+  f.close();
+  CHECK(read_json(f.path()).size() == 1);
+}
+
+TEST_CASE("timeline file: a folder that does not exist is a ConfigError") {
+  TempDir dir;
+  CHECK_THROWS_AS(TimelineFile(dir.file("no/such/dir/t.json")), hvd::ConfigError);
+}

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/timeline_merge.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "common/clock.h"
+#include "core/timeline.h"
+#include "hvd/error.h"
+#include "timeline_test_util.h"
+
+namespace core = hvd::core;
+using hvd::test::events;
+using hvd::test::read_json;
+using hvd::test::read_text;
+using hvd::test::TempDir;
+using hvd::test::write_text;
+using nlohmann::json;
+
+namespace {
+
+// Writes rank `rank`'s trace with `n` tensors the way a rank would.
+std::string write_rank(const TempDir& dir, int rank, int n) {
+  hvd::FakeClock clock;
+  core::TimelineOptions o;
+  o.filename = dir.file("tl.json");
+  o.rank = rank;
+  o.clock = &clock;
+  o.epoch = clock.now();
+  core::TimelineWriter tl(o);
+  for (int i = 0; i < n; ++i) {
+    const std::string name = "grad/" + std::to_string(i);
+    tl.begin(name, core::timeline_phase::kNegotiate);
+    clock.advance(std::chrono::microseconds(10));
+    tl.end(name, core::timeline_phase::kNegotiate);
+  }
+  tl.close();
+  return tl.path();
+}
+
+}  // namespace
+
+TEST_CASE("timeline merge: rank file names drop a .json suffix") {
+  CHECK(core::timeline_rank_path("/tmp/tl.json", 3) == "/tmp/tl.rank3.json");
+  CHECK(core::timeline_rank_path("/tmp/tl", 0) == "/tmp/tl.rank0.json");
+  CHECK(core::timeline_rank_path(".json", 1) == ".json.rank1.json");
+}
+
+TEST_CASE("timeline merge: three ranks, one truncated and one missing") {
+  TempDir dir;
+  const std::string r0 = write_rank(dir, 0, 5);
+  const std::string r1 = write_rank(dir, 1, 40);
+  const std::string r2 = dir.file("tl.rank2.json");  // never written: the rank died early
+  // Cut rank 1 in the middle of an event, as a kill during a plain write would.
+  const std::string full = read_text(r1);
+  const size_t cut = full.rfind("{\"name\":\"NEGOTIATE\"", full.size() - 10) + 15;
+  write_text(r1, full.substr(0, cut));
+
+  const std::string out = dir.file("tl.json");
+  const core::TimelineMergeResult res = core::merge_timelines({r0, r1, r2}, out);
+  CHECK(res.merged == std::vector<int>{0, 1});
+  CHECK(res.truncated == std::vector<int>{1});
+  CHECK(res.missing == std::vector<int>{2});
+  REQUIRE(res.problems.size() == 2);
+  CHECK(res.problems[0].find("rank 1") == 0);
+  CHECK(res.problems[1].find("rank 2") == 0);
+
+  const json trace = read_json(out);
+  REQUIRE(trace.is_array());
+  CHECK(res.events == trace.size());
+  std::set<std::string> groups;
+  for (const json& ev : events(trace, "M", "process_name")) {
+    groups.insert(ev["args"]["name"].get<std::string>());
+  }
+  CHECK(groups == std::set<std::string>{"rank 0", "rank 1"});
+  std::map<std::pair<int, std::string>, int> count;  // (pid, ph) -> events
+  for (const json& ev : trace) {
+    if (ev["name"] == "NEGOTIATE") ++count[{ev["pid"].get<int>(), ev["ph"].get<std::string>()}];
+  }
+  CHECK(count[{0, "B"}] == 5);
+  CHECK(count[{0, "E"}] == 5);
+  CHECK(count[{1, "B"}] == 40);  // everything before the cut...
+  CHECK(count[{1, "E"}] == 39);  // ...which fell in the last event
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    CHECK(entry.path().string().find(".tmp") == std::string::npos);  // no temp file left
+  }
+}
+
+TEST_CASE("timeline merge: garbage is missing, object-form traces are accepted") {
+  TempDir dir;
+  const std::string garbage = dir.file("g.json");
+  const std::string object_form = dir.file("o.json");
+  write_text(garbage, "this is not json");
+  write_text(object_form, R"({"traceEvents":[{"name":"X","ph":"i","ts":1,"pid":7,"tid":0}]})");
+  const auto res = core::merge_timelines({garbage, object_form}, dir.file("out.json"));
+  CHECK(res.missing == std::vector<int>{0});
+  CHECK(res.merged == std::vector<int>{1});
+  const json trace = read_json(dir.file("out.json"));
+  const auto x = events(trace, "i", "X");
+  REQUIRE(x.size() == 1);
+  CHECK(x[0]["pid"] == 1);  // the rank's place in the list, not what the file said
+}
+
+TEST_CASE("timeline merge: an unwritable output is a ConfigError") {
+  TempDir dir;
+  const std::string r0 = write_rank(dir, 0, 1);
+  CHECK_THROWS_AS(core::merge_timelines({r0}, dir.file("no/such/dir/out.json")), hvd::ConfigError);
+}
