@@ -48,7 +48,7 @@ void allreduce_ops(int rank, int size) {
                                 view(v, hvd::DataType::kInt64, {static_cast<int64_t>(n)}), op)
                .wait(),
            name);
-      const int64_t want = op == hvd::ReduceOp::kSum ? int64_t{size} * (size + 1) / 2
+      const int64_t want = op == hvd::ReduceOp::kSum   ? int64_t{size} * (size + 1) / 2
                            : op == hvd::ReduceOp::kMin ? 1
                                                        : size;
       expect(std::all_of(v.begin(), v.end(), [&](int64_t x) { return x == want; }), name);
@@ -105,7 +105,8 @@ void other_collectives(int rank, int size) {
                            view(recv, hvd::DataType::kInt32, {size}))
            .wait(),
        "alltoall");
-  for (int r = 0; r < size; ++r) expect(recv[static_cast<size_t>(r)] == r * 100 + rank, "alltoall block");
+  for (int r = 0; r < size; ++r)
+    expect(recv[static_cast<size_t>(r)] == r * 100 + rank, "alltoall block");
   must(hvd::barrier(), "barrier");
 }
 

@@ -40,8 +40,7 @@ std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
 
 std::unique_ptr<Backend> make_host_backend(const std::string& kind, bootstrap::KvStore& store,
                                            const bootstrap::WorldInfo& world) {
-  return std::make_unique<ring::RingBackend>(make_ring_transport(kind, store, world, "data"),
-                                             kind);
+  return std::make_unique<ring::RingBackend>(make_ring_transport(kind, store, world, "data"), kind);
 }
 
 }  // namespace hvd::backends

@@ -12,10 +12,10 @@
 namespace hvd {
 namespace {
 
-std::mutex g_mutex;                   // guards g_instance's creation and destruction
+std::mutex g_mutex;  // guards g_instance's creation and destruction
 std::unique_ptr<core::Instance> g_instance;
 std::atomic<core::Runtime*> g_runtime{nullptr};
-std::atomic<uint64_t> g_group{0};     // grouped allreduce ids, the same sequence on every rank
+std::atomic<uint64_t> g_group{0};  // grouped allreduce ids, the same sequence on every rank
 std::atomic<uint64_t> g_barrier{0};
 
 Handle failed(ErrorCode code, const std::string& message) {
@@ -116,8 +116,9 @@ std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& name
                                             const std::vector<TensorView>& out, ReduceOp op) {
   std::vector<Handle> handles;
   if (names.size() != in.size() || names.size() != out.size()) {
-    handles.push_back(failed(ErrorCode::kUsage, "grouped allreduce: names, inputs and outputs "
-                                                "must have the same length"));
+    handles.push_back(failed(ErrorCode::kUsage,
+                             "grouped allreduce: names, inputs and outputs "
+                             "must have the same length"));
     return handles;
   }
   const int32_t group = static_cast<int32_t>(g_group++ % (1u << 30));
@@ -154,9 +155,9 @@ Handle alltoall_async(const std::string& name, const TensorView& in, const Tenso
 
 Status barrier() {
   const TensorView none{nullptr, DataType::kUInt8, {0}, {}};
-  return submit(request("hvd.barrier." + std::to_string(g_barrier++),
-                        control::OpType::kBarrier, none),
-                none, none)
+  return submit(
+             request("hvd.barrier." + std::to_string(g_barrier++), control::OpType::kBarrier, none),
+             none, none)
       .wait();
 }
 
