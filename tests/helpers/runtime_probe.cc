@@ -4,6 +4,13 @@
 // tensors submitted in a rank-specific order, broadcast, allgather with uneven first
 // dimensions, reducescatter, alltoall, barrier, and shutdown. Prints one summary line from
 // rank 0 and exits non-zero on the first wrong value.
+//
+//   runtime_probe                 all of the above
+//   runtime_probe kill-rank R     rank R SIGKILLs itself after the first collectives; the
+//                                 others print the error their next collective fails with
+//                                 ("rank N: survivor error: ...") and exit 4
+
+#include <signal.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -112,10 +119,31 @@ void other_collectives(int rank, int size) {
 
 }  // namespace
 
-int main() {
+// A peer dies: every pending handle of the survivors must fail with an error, not hang.
+int survive_a_dead_peer(int rank, int victim) {
+  if (rank == victim) raise(SIGKILL);
+  std::vector<float> v(1 << 16, 1.0f);
+  const auto t = view(v, hvd::DataType::kFloat32, {1 << 16});
+  for (int step = 0;; ++step) {
+    const hvd::Status s = hvd::allreduce_async("after." + std::to_string(step), t, t).wait();
+    if (!s.ok()) {
+      std::fprintf(stderr, "rank %d: survivor error: %s\n", rank, s.message().c_str());
+      return 4;
+    }
+  }
+}
+
+int main(int argc, char** argv) {
+  const bool kill_mode = argc == 3 && std::string(argv[1]) == "kill-rank";
+  // In kill-rank mode, ignore hvdrun's SIGTERM (sent when it sees the victim die), from the
+  // start, so that what ends the survivors is the runtime noticing the dead peer.
+  if (kill_mode) signal(SIGTERM, SIG_IGN);
   must(hvd::init(), "init");
   const int rank = hvd::rank(), size = hvd::size();
   allreduce_ops(rank, size);
+  if (kill_mode) {
+    return survive_a_dead_peer(rank, std::atoi(argv[2]));
+  }
   many_small_fused(rank, size);
   many_small_fused(rank, size);  // the second step runs from the response cache
   other_collectives(rank, size);

@@ -60,10 +60,14 @@ Expected parse_args(int argc, char** argv) {
 }
 
 Json to_json(const boot::WorldInfo& w) {
-  return Json{{"method", w.method},         {"rank", w.rank},
-              {"size", w.size},             {"local_rank", w.local_rank},
-              {"local_size", w.local_size}, {"cross_rank", w.cross_rank},
-              {"cross_size", w.cross_size}, {"hostname", w.hostname}};
+  return Json{{"method", w.method},
+              {"rank", w.rank},
+              {"size", w.size},
+              {"local_rank", w.local_rank},
+              {"local_size", w.local_size},
+              {"cross_rank", w.cross_rank},
+              {"cross_size", w.cross_size},
+              {"hostname", w.hostname}};
 }
 
 // Every rank's view must fit together: one of each rank, local ranks 0..k-1 on each host,
@@ -94,7 +98,8 @@ void check_all(const std::vector<Json>& all, std::vector<std::string>& problems)
                                  " but host ", host, " has local ranks 0..",
                                  *local_ranks[host].rbegin(), " of ", on_host, " distinct"));
     }
-    if (cross_ranks[host].size() != 1) problems.push_back(str_cat("host ", host, ": cross ranks differ"));
+    if (cross_ranks[host].size() != 1)
+      problems.push_back(str_cat("host ", host, ": cross ranks differ"));
     if (w["cross_size"] != static_cast<int>(local_ranks.size())) {
       problems.push_back(str_cat("rank ", r, ": cross_size ", w["cross_size"], " but ",
                                  local_ranks.size(), " hosts"));
@@ -133,6 +138,7 @@ int run(const Expected& expected) {
     problems.push_back(str_cat("neighbour ", neighbour, " stored '", got, "'"));
   }
   std::vector<Json> all;
+  all.reserve(static_cast<size_t>(w.size));
   for (int r = 0; r < w.size; ++r) {
     all.push_back(Json::parse(store.get(str_cat("probe/world/", r), options.timeout)));
   }

@@ -7,6 +7,7 @@
 
 #include "binding/cpu_topology.h"
 #include "cli/slurm_run.h"
+#include "cli/timeline_finish.h"
 #include "binding/gpu_inventory.h"
 #include "config/data_dirs.h"
 #include "config/launch_config.h"
@@ -171,7 +172,9 @@ int run_local(const config::RunOptions& opts, const EnvMap& env) {
                             STDOUT_FILENO, STDERR_FILENO);
   exec::Supervisor supervisor(local_children(p, env), router,
                               std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds));
-  return supervisor.run();
+  const int code = supervisor.run();
+  finish_timeline(cfg.settings.tunables, p.size);
+  return code;
 }
 
 }  // namespace hvd::launcher::cli

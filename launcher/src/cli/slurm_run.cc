@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/timeline_finish.h"
 #include "config/data_dirs.h"
 #include "config/launch_config.h"
 #include "exec/output_router.h"
@@ -178,7 +179,9 @@ int run_in_allocation(const config::RunOptions& opts, const EnvMap& env) {
   children.push_back(std::move(srun));
   exec::Supervisor supervisor(std::move(children), router,
                               std::chrono::seconds(p.settings.launcher.kill_grace_seconds));
-  return supervisor.run();
+  const int code = supervisor.run();
+  finish_timeline(p.settings.tunables, p.shape.ntasks);
+  return code;
 }
 
 }  // namespace hvd::launcher::cli

@@ -95,8 +95,8 @@ Bootstrapped run_chain(const MethodChain& chain, const EnvMap& env,
     for (const auto& m : chain) {
       if (m->name() != forced) continue;
       Probe probe = m->probe(env);
-      probe.reason = str_cat("forced by ", env::kBootstrap, "=", forced, " (its probe: ",
-                             probe.reason, ")");
+      probe.reason =
+          str_cat("forced by ", env::kBootstrap, "=", forced, " (its probe: ", probe.reason, ")");
       return start_or_explain(*m, probe, env, options,
                               str_cat("bootstrap: the forced method failed:"), {}, {});
     }
@@ -127,8 +127,8 @@ Bootstrapped bootstrap(const EnvMap& env, const BootstrapOptions& options) {
 
 BootstrapOptions bootstrap_options_from_env(const EnvMap& env) {
   BootstrapOptions options;
-  const int64_t seconds = env_int64(env, env::kBootstrapTimeout,
-                                    options.timeout.count() / 1000, 1, 7 * 24 * 3600);
+  const int64_t seconds = env_int64(env, env::kBootstrapTimeout, options.timeout.count() / 1000, 1,
+                                    int64_t{7} * 24 * 3600);
   options.timeout = std::chrono::seconds(seconds);
   return options;
 }

@@ -9,8 +9,7 @@
 
 namespace hvd::bootstrap {
 
-ExchangeStore::ExchangeStore(std::unique_ptr<Exchange> exchange)
-    : exchange_(std::move(exchange)) {
+ExchangeStore::ExchangeStore(std::unique_ptr<Exchange> exchange) : exchange_(std::move(exchange)) {
   HVD_CHECK(exchange_ != nullptr, "ExchangeStore needs an Exchange");
 }
 
@@ -25,8 +24,8 @@ std::string ExchangeStore::get(const std::string& key, std::chrono::milliseconds
   const auto it = known_.find(key);
   if (it != known_.end()) return it->second;
   throw BootstrapError(str_cat(
-      "key '", key, "' is unknown on rank ", exchange_->rank(), " of ", exchange_->size(),
-      ": the ", exchange_->name(), " store shares values only at barrier() (", barriers_done_,
+      "key '", key, "' is unknown on rank ", exchange_->rank(), " of ", exchange_->size(), ": the ",
+      exchange_->name(), " store shares values only at barrier() (", barriers_done_,
       " so far), so set() it on some rank, then barrier() on all, before get()"));
 }
 
@@ -59,9 +58,9 @@ void ExchangeStore::barrier(const std::string& name, std::chrono::milliseconds t
       throw BootstrapError(str_cat("barrier '", name, "': malformed data from rank ", r));
     }
     if (parts[0] != name) {
-      throw BootstrapError(str_cat("barrier mismatch: rank ", exchange_->rank(),
-                                   " is at barrier '", name, "' but rank ", r, " is at '",
-                                   parts[0], "' (ranks must call barrier() in the same order)"));
+      throw BootstrapError(str_cat("barrier mismatch: rank ", exchange_->rank(), " is at barrier '",
+                                   name, "' but rank ", r, " is at '", parts[0],
+                                   "' (ranks must call barrier() in the same order)"));
     }
     for (size_t i = 1; i + 1 < parts.size(); i += 2) learnt[parts[i]] = parts[i + 1];
   }

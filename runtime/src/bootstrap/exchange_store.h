@@ -67,9 +67,9 @@ class ExchangeStore final : public KvStore {
 
  private:
   std::unique_ptr<Exchange> exchange_;
-  std::mutex mutex_;                              // guards the two maps
-  std::map<std::string, std::string> known_;      // everything get() can answer
-  std::map<std::string, std::string> unshared_;   // set since the last barrier
+  std::mutex mutex_;                             // guards the two maps
+  std::map<std::string, std::string> known_;     // everything get() can answer
+  std::map<std::string, std::string> unshared_;  // set since the last barrier
   int barriers_done_ = 0;
 };
 

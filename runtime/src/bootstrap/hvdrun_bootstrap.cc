@@ -38,9 +38,9 @@ Bootstrapped HvdrunBootstrap::start(const EnvMap& env, const BootstrapOptions& o
     w.cross_rank = env_int(env, env::kCrossRank, 0, 0, w.cross_size - 1);
   }
 
-  auto store = std::make_unique<RendezvousStore>(store::connect_from_env(env, options.timeout),
-                                                 env_string(env, env::kRunId, "no-run-id"),
-                                                 w.rank, w.size);
+  auto store =
+      std::make_unique<RendezvousStore>(store::connect_from_env(env, options.timeout),
+                                        env_string(env, env::kRunId, "no-run-id"), w.rank, w.size);
   fill_from_hostnames(w, *store, !has_local, !has_cross, options.timeout);
   check_world(w);
   return {std::move(w), std::move(store)};

@@ -45,8 +45,8 @@ Probe probe_pmix(const EnvMap& env, bool mpi_built_in) {
     return {false, str_cat(env::kPmixRank, " is set, but ", env::kOmpiWorldSize,
                            " says mpirun started this process: left to the mpi method")};
   }
-  return {true, str_cat("started by a PMIx launcher (", env::kPmixRank, "=",
-                        env.at(env::kPmixRank), ")")};
+  return {true, str_cat("started by a PMIx launcher (", env::kPmixRank, "=", env.at(env::kPmixRank),
+                        ")")};
 }
 
 Probe probe_mpi(const EnvMap& env) {

@@ -40,8 +40,7 @@ class MpiExchange final : public Exchange {
 
  private:
   // Waits for `request` until `deadline`; TimeoutError names `what`.
-  void wait(MPI_Request& request, std::chrono::steady_clock::time_point deadline,
-            const char* what);
+  void wait(MPI_Request& request, std::chrono::steady_clock::time_point deadline, const char* what);
 
   bool finalize_ = false;  // this object initialised MPI
   bool broken_ = false;    // an operation timed out and is still pending

@@ -25,15 +25,24 @@ struct ValueGuard {
 
 std::optional<uint64_t> as_number(const pmix_value_t& v) {
   switch (v.type) {
-    case PMIX_UINT8: return v.data.uint8;
-    case PMIX_UINT16: return v.data.uint16;
-    case PMIX_UINT32: return v.data.uint32;
-    case PMIX_UINT64: return v.data.uint64;
-    case PMIX_SIZE: return v.data.size;
-    case PMIX_PROC_RANK: return v.data.rank;
-    case PMIX_INT: return v.data.integer < 0 ? std::nullopt : std::optional<uint64_t>(v.data.integer);
-    case PMIX_INT32: return v.data.int32 < 0 ? std::nullopt : std::optional<uint64_t>(v.data.int32);
-    default: return std::nullopt;
+    case PMIX_UINT8:
+      return v.data.uint8;
+    case PMIX_UINT16:
+      return v.data.uint16;
+    case PMIX_UINT32:
+      return v.data.uint32;
+    case PMIX_UINT64:
+      return v.data.uint64;
+    case PMIX_SIZE:
+      return v.data.size;
+    case PMIX_PROC_RANK:
+      return v.data.rank;
+    case PMIX_INT:
+      return v.data.integer < 0 ? std::nullopt : std::optional<uint64_t>(v.data.integer);
+    case PMIX_INT32:
+      return v.data.int32 < 0 ? std::nullopt : std::optional<uint64_t>(v.data.int32);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -102,8 +111,8 @@ std::vector<std::string> PmixExchange::allgather(const std::string& mine,
   PMIX_INFO_DESTRUCT(&info[0]);
   PMIX_INFO_DESTRUCT(&info[1]);
   if (rc == PMIX_ERR_TIMEOUT) {
-    throw TimeoutError(str_cat("PMIx_Fence: not every rank of ", size_, " arrived within ",
-                               seconds, " s"));
+    throw TimeoutError(
+        str_cat("PMIx_Fence: not every rank of ", size_, " arrived within ", seconds, " s"));
   }
   pmix_check(rc, "PMIx_Fence");
 

@@ -10,7 +10,8 @@ namespace hvd::bootstrap {
 namespace {
 
 void put_u32(std::string& out, uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((v >> shift) & 0xff));
 }
 
 // Reads a u32 at `pos` and advances it; false when fewer than 4 bytes are left.
@@ -49,8 +50,8 @@ std::vector<std::string> unpack_strings(std::string_view packed, std::string_vie
   // Each string needs at least its 4-byte length: a bound on count that a corrupt header
   // cannot turn into a huge allocation.
   if (count > (packed.size() - pos) / 4) {
-    throw BootstrapError(str_cat(what, ": announces ", count, " strings in ", packed.size(),
-                                 " bytes"));
+    throw BootstrapError(
+        str_cat(what, ": announces ", count, " strings in ", packed.size(), " bytes"));
   }
   parts.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {

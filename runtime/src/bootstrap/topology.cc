@@ -15,8 +15,8 @@
 namespace hvd::bootstrap {
 
 HostLayout layout_from_hostnames(const std::vector<std::string>& hostnames, int rank) {
-  HVD_CHECK(rank >= 0 && static_cast<size_t>(rank) < hostnames.size(), "rank ", rank,
-            " outside ", hostnames.size(), " host names");
+  HVD_CHECK(rank >= 0 && static_cast<size_t>(rank) < hostnames.size(), "rank ", rank, " outside ",
+            hostnames.size(), " host names");
   const std::string& mine = hostnames[static_cast<size_t>(rank)];
   std::map<std::string, int> host_number;  // in order of each host's lowest rank
   HostLayout layout;

@@ -66,8 +66,7 @@ std::string env_string(const EnvMap& env, const std::string& key, const std::str
   return value != nullptr ? *value : fallback;
 }
 
-const std::string& env_required(const EnvMap& env, const std::string& key,
-                                const std::string& why) {
+const std::string& env_required(const EnvMap& env, const std::string& key, const std::string& why) {
   const std::string* value = find_set(env, key);
   if (value == nullptr) throw ConfigError(str_cat(key, " is not set: ", why));
   return *value;

@@ -33,8 +33,7 @@ bool env_has(const EnvMap& env, const std::string& key);
 std::string env_string(const EnvMap& env, const std::string& key, const std::string& fallback);
 
 /// The value of `key`. Throws ConfigError "KEY is not set: <why>" when it is unset.
-const std::string& env_required(const EnvMap& env, const std::string& key,
-                                const std::string& why);
+const std::string& env_required(const EnvMap& env, const std::string& key, const std::string& why);
 
 /// A decimal integer in [min, max], or `fallback` when unset. Throws ConfigError naming the
 /// variable, the value and the range when it is not one.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "control/controller.h"
 
+#include <iostream>
 #include <utility>
 
 #include "control/fusion_planner.h"
@@ -12,7 +13,26 @@ Controller::Controller(Channel& channel, ControllerOptions options)
     : channel_(channel),
       options_(options),
       cache_(options.cache_capacity),
-      table_(channel.size()) {}
+      table_(channel.size()),
+      stall_(channel.size(), options.stall,
+             options.clock != nullptr ? *options.clock : steady_clock_) {
+  if (!options_.warn) {
+    options_.warn = [](const std::string& line) { std::cerr << line << std::endl; };
+  }
+}
+
+void Controller::inspect_stalls() {
+  const StallReport report = stall_.check();
+  if (!report.stalled.empty()) {
+    options_.warn(format_stall_warning(report.stalled, options_.stall.warning_seconds));
+  }
+  if (report.shutdown) {
+    throw TimeoutError(
+        str_cat("stall check: tensors waited more than ", options_.stall.shutdown_seconds,
+                " s for other ranks (HOROVOD_STALL_SHUTDOWN_TIME_SECONDS); ",
+                format_stall_warning(report.stalled, options_.stall.warning_seconds)));
+  }
+}
 
 Controller::Vote Controller::sort_requests(std::vector<Request> requests) const {
   Vote vote;
@@ -66,7 +86,11 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
     std::vector<Response> responses;
     for (const std::string& bytes : all) {
       for (const Request& r : decode_requests(bytes)) {
-        if (table_.add(r)) responses.push_back(table_.take_response(r.name));
+        stall_.record_ready(r.name, r.rank);
+        if (table_.add(r)) {
+          responses.push_back(table_.take_response(r.name));
+          stall_.record_done(r.name);
+        }
       }
     }
     answer = encode_responses(responses);
@@ -112,6 +136,7 @@ CycleResult Controller::run_cycle(std::vector<Request> fresh, bool want_shutdown
   for (const Response& r : ready) {
     for (const std::string& name : r.names) mine_.erase(name);
   }
+  if (options_.stall_check && channel_.rank() == options_.coordinator) inspect_stalls();
   result.responses = plan_fusion(ready, options_.fusion_threshold_bytes);
   return result;
 }

@@ -17,8 +17,14 @@
 //     the coordinator's order), packed by plan_fusion(). The list is identical on every rank,
 //     and so are the caches, because every rank makes the same cache calls in the same order.
 // Requests that are not ready stay with the controller for the next cycle.
+//
+// Stalls: the coordinator watches the names some ranks asked for while others have not; past
+// the warning time it logs them with the missing ranks, past the shutdown time (if set) the
+// cycle throws TimeoutError, which fails every pending tensor. Names waiting only in the cache
+// vote (cached tensors some rank has not submitted) are not watched.
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,6 +33,7 @@
 #include "control/message.h"
 #include "control/message_table.h"
 #include "control/response_cache.h"
+#include "control/stall_inspector.h"
 
 namespace hvd::control {
 
@@ -34,6 +41,13 @@ struct ControllerOptions {
   size_t cache_capacity = 1024;
   size_t fusion_threshold_bytes = size_t{128} << 20;
   int coordinator = 0;
+  /// Stall inspector on the coordinator (HOROVOD_STALL_CHECK_*); off when disabled.
+  bool stall_check = true;
+  StallConfig stall;
+  /// Where stall warnings go; defaults to stderr.
+  std::function<void(const std::string&)> warn;
+  /// Time source for the stall inspector; null means the steady clock.
+  const Clock* clock = nullptr;
 };
 
 struct CycleResult {
@@ -64,11 +78,14 @@ class Controller {
   Vote sort_requests(std::vector<Request> requests) const;
   std::vector<Response> take_cache_ready(const std::vector<uint8_t>& votes, Vote& vote);
   std::vector<Response> negotiate(const std::vector<Request>& uncached);
+  void inspect_stalls();
 
   Channel& channel_;
   ControllerOptions options_;
   ResponseCache cache_;
-  MessageTable table_;                   // used on the coordinator only
+  MessageTable table_;  // used on the coordinator only
+  SteadyClock steady_clock_;
+  StallInspector stall_;                 // used on the coordinator only
   std::vector<Request> waiting_;         // cache hits not yet ready on every rank
   std::map<std::string, Request> mine_;  // everything this rank has in flight, by name
 };

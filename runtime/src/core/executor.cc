@@ -33,6 +33,26 @@ void copy_if_apart(const BufferView& from, const BufferView& to) {
 
 }  // namespace
 
+template <typename Step>
+void Executor::phase(const std::vector<TensorEntry>& entries, std::string_view name, Step step) {
+  if (timeline_ != nullptr) {
+    for (const TensorEntry& e : entries) timeline_->begin(e.request.name, name);
+  }
+  step();
+  if (timeline_ != nullptr) {
+    for (const TensorEntry& e : entries) timeline_->end(e.request.name, name);
+  }
+}
+
+const std::string& Executor::op_phase(control::OpType type) {
+  auto it = op_phases_.find(type);
+  if (it == op_phases_.end()) {
+    it = op_phases_.emplace(type, backend_op_phase(backend_.name(), control::op_type_name(type)))
+             .first;
+  }
+  return it->second;
+}
+
 void Executor::scale_before(const control::Response& r, BufferView buf) {
   if (r.prescale != 1.0) scale(buf.data, buf.count, buf.dtype, r.prescale);
 }
@@ -55,30 +75,38 @@ void Executor::allreduce(const control::Response& r, std::vector<TensorEntry>& e
   if (entries.size() > 1) return allreduce_fused(r, entries);
   TensorEntry& e = entries[0];
   copy_if_apart(e.input, e.output);
-  scale_before(r, e.output);
-  backend_.allreduce(e.output, backend_op(r.op));
-  scale_after(r, e.output);
+  phase(entries, op_phase(r.type), [&] {
+    scale_before(r, e.output);
+    backend_.allreduce(e.output, backend_op(r.op));
+    scale_after(r, e.output);
+  });
 }
 
 void Executor::allreduce_fused(const control::Response& r, std::vector<TensorEntry>& entries) {
   size_t bytes = 0;
   for (const TensorEntry& e : entries) bytes += e.input.bytes();
   if (fusion_.size() < bytes) fusion_.resize(bytes);  // persistent: grows, never shrinks
-  size_t offset = 0;
-  for (const TensorEntry& e : entries) {
-    if (e.input.bytes() > 0) std::memcpy(fusion_.data() + offset, e.input.data, e.input.bytes());
-    offset += e.input.bytes();
-  }
-  const size_t elements = bytes / dtype_size(r.dtype);
-  BufferView fused{fusion_.data(), elements, r.dtype, r.device};
-  scale_before(r, fused);
-  backend_.allreduce(fused, backend_op(r.op));
-  scale_after(r, fused);
-  offset = 0;
-  for (TensorEntry& e : entries) {
-    if (e.output.bytes() > 0) std::memcpy(e.output.data, fusion_.data() + offset, e.output.bytes());
-    offset += e.output.bytes();
-  }
+  phase(entries, timeline_phase::kMemcpyInFusionBuffer, [&] {
+    size_t offset = 0;
+    for (const TensorEntry& e : entries) {
+      if (e.input.bytes() > 0) std::memcpy(fusion_.data() + offset, e.input.data, e.input.bytes());
+      offset += e.input.bytes();
+    }
+  });
+  BufferView fused{fusion_.data(), bytes / dtype_size(r.dtype), r.dtype, r.device};
+  phase(entries, op_phase(r.type), [&] {
+    scale_before(r, fused);
+    backend_.allreduce(fused, backend_op(r.op));
+    scale_after(r, fused);
+  });
+  phase(entries, timeline_phase::kMemcpyOutFusionBuffer, [&] {
+    size_t offset = 0;
+    for (TensorEntry& e : entries) {
+      if (e.output.bytes() > 0)
+        std::memcpy(e.output.data, fusion_.data() + offset, e.output.bytes());
+      offset += e.output.bytes();
+    }
+  });
 }
 
 void Executor::allgather(const control::Response& r, TensorEntry& e) {
@@ -118,32 +146,40 @@ void Executor::alltoall(TensorEntry& e) {
   backend_.alltoall(e.input, counts, e.output, counts);
 }
 
+void Executor::run_other(const control::Response& r, std::vector<TensorEntry>& entries) {
+  switch (r.type) {
+    case control::OpType::kAllreduce:
+      allreduce(r, entries);
+      break;
+    case control::OpType::kBroadcast:
+      copy_if_apart(entries[0].input, entries[0].output);
+      backend_.broadcast(entries[0].output, r.root);
+      break;
+    case control::OpType::kAllgather:
+      allgather(r, entries[0]);
+      break;
+    case control::OpType::kReducescatter:
+      reducescatter(r, entries[0]);
+      break;
+    case control::OpType::kAlltoall:
+      alltoall(entries[0]);
+      break;
+    case control::OpType::kBarrier:
+      backend_.barrier();
+      break;
+  }
+}
+
 void Executor::run(const control::Response& r, std::vector<TensorEntry> entries) {
   if (r.kind == control::Response::Kind::kError) {
     for (TensorEntry& e : entries) e.handle->complete(Status::error(ErrorCode::kUsage, r.error));
     return;
   }
   try {
-    switch (r.type) {
-      case control::OpType::kAllreduce:
-        allreduce(r, entries);
-        break;
-      case control::OpType::kBroadcast:
-        copy_if_apart(entries[0].input, entries[0].output);
-        backend_.broadcast(entries[0].output, r.root);
-        break;
-      case control::OpType::kAllgather:
-        allgather(r, entries[0]);
-        break;
-      case control::OpType::kReducescatter:
-        reducescatter(r, entries[0]);
-        break;
-      case control::OpType::kAlltoall:
-        alltoall(entries[0]);
-        break;
-      case control::OpType::kBarrier:
-        backend_.barrier();
-        break;
+    if (r.type == control::OpType::kAllreduce) {
+      allreduce(r, entries);  // records its own phases (fusion copies, backend call)
+    } else {
+      phase(entries, op_phase(r.type), [&] { run_other(r, entries); });
     }
   } catch (...) {
     const Status failed = Status::from_exception(std::current_exception());

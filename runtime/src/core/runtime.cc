@@ -4,6 +4,16 @@
 #include "hvd/error.h"
 
 namespace hvd::core {
+namespace {
+
+std::unique_ptr<TimelineWriter> make_timeline(TimelineOptions options, int rank) {
+  if (options.filename.empty()) return nullptr;
+  options.rank = rank;
+  options.epoch = std::chrono::steady_clock::now();
+  return std::make_unique<TimelineWriter>(options);
+}
+
+}  // namespace
 
 Runtime::Runtime(bootstrap::WorldInfo world, std::unique_ptr<control::Channel> channel,
                  std::unique_ptr<backends::Backend> backend, RuntimeOptions options)
@@ -11,8 +21,10 @@ Runtime::Runtime(bootstrap::WorldInfo world, std::unique_ptr<control::Channel> c
       channel_(std::move(channel)),
       backend_(std::move(backend)),
       options_(options),
+      timeline_(make_timeline(options.timeline, world_.rank)),
       controller_(*channel_, options.controller),
       executor_(*backend_, world_.rank, world_.size) {
+  executor_.set_timeline(timeline_.get());
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -22,6 +34,10 @@ std::shared_ptr<HandleState> Runtime::enqueue(control::Request request, BufferVi
                                               BufferView output) {
   auto handle = std::make_shared<HandleState>();
   request.rank = world_.rank;
+  if (timeline_) {
+    timeline_->begin(request.name, timeline_phase::kNegotiate,
+                     TimelineTensorMeta::of_shape(request.dtype, request.shape));
+  }
   Status added = queue_.add(TensorEntry{std::move(request), input, output, handle});
   if (!added.ok()) handle->complete(added);
   return handle;
@@ -33,9 +49,15 @@ void Runtime::shutdown() {
 }
 
 void Runtime::run_cycle() {
+  if (timeline_) timeline_->mark_cycle_start();
   const control::CycleResult result =
       controller_.run_cycle(queue_.pop_fresh(), shutdown_requested_.load());
-  for (const control::Response& r : result.responses) executor_.run(r, queue_.take(r.names));
+  for (const control::Response& r : result.responses) {
+    if (timeline_) {
+      for (const std::string& name : r.names) timeline_->end(name, timeline_phase::kNegotiate);
+    }
+    executor_.run(r, queue_.take(r.names));
+  }
   if (result.shutdown) stopped_ = true;
 }
 
@@ -50,7 +72,15 @@ void Runtime::loop() {
     }
     queue_.fail_all(Status::error(ErrorCode::kUsage, "libhvd has been shut down"));
   } catch (...) {
+    if (timeline_) timeline_->mark(kFatalMark);
     queue_.fail_all(Status::from_exception(std::current_exception()));
+  }
+  if (timeline_) {
+    try {
+      timeline_->close();
+    } catch (const std::exception&) {
+      // A timeline that could not be written must not turn a finished run into a failure.
+    }
   }
 }
 

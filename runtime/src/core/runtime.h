@@ -18,12 +18,16 @@
 #include "control/controller.h"
 #include "core/executor.h"
 #include "core/tensor_queue.h"
+#include "core/timeline.h"
 
 namespace hvd::core {
 
 struct RuntimeOptions {
   control::ControllerOptions controller;
   std::chrono::microseconds cycle_time{1000};
+  /// Off when timeline.filename is empty. The epoch is taken when the Runtime starts, right
+  /// after the transports connected (a moment every rank passes together).
+  TimelineOptions timeline;
 };
 
 class Runtime {
@@ -53,6 +57,7 @@ class Runtime {
   std::unique_ptr<backends::Backend> backend_;
   RuntimeOptions options_;
   TensorQueue queue_;
+  std::unique_ptr<TimelineWriter> timeline_;
   control::Controller controller_;
   Executor executor_;
   std::atomic<bool> shutdown_requested_{false};

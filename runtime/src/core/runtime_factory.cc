@@ -16,6 +16,11 @@ RuntimeOptions runtime_options_from_env(const EnvMap& env) {
       static_cast<size_t>(env_int(env, env::kCacheCapacity, 1024, 0, 1 << 20));
   const double cycle_ms = env_double(env, env::kCycleTime, 1.0, 0.01, 60000.0);
   o.cycle_time = std::chrono::microseconds(static_cast<int64_t>(cycle_ms * 1000));
+  o.controller.stall_check = !env_bool(env, env::kStallCheckDisable, false);
+  o.controller.stall.warning_seconds = env_double(env, env::kStallCheckTime, 60.0, 0.001, 1e9);
+  o.controller.stall.shutdown_seconds = env_double(env, env::kStallShutdownTime, 0.0, 0.0, 1e9);
+  o.timeline.filename = env_string(env, env::kTimeline, "");
+  o.timeline.mark_cycles = env_bool(env, env::kTimelineMarkCycles, false);
   return o;
 }
 

@@ -36,9 +36,10 @@ namespace hvd::backends::ring {
 struct ShmOptions {
   /// Prefix of the store keys. Every transport built over the same store needs its own.
   std::string scope = "ring";
-  /// Ring bytes per ordered pair of ranks: a power of two, at least 4 KiB. Every rank must
-  /// use the same value.
-  size_t channel_bytes = size_t{256} << 10;
+  /// Ring bytes per ordered pair of ranks: a power of two, at least 4 KiB, the same on every
+  /// rank. 0 picks 1 MiB, halved while size x channel exceeds 8 MiB (down to 64 KiB). Each
+  /// rank's segment holds `size` channels and is fully allocated in /dev/shm.
+  size_t channel_bytes = 0;
   /// Bound on setup (the constructor), which waits for the slowest rank to start.
   std::chrono::milliseconds setup_timeout{60000};
   /// Bound on every send_recv / send_recv_reduce call.

@@ -210,35 +210,19 @@ void TcpTransport::connect_mesh(bootstrap::KvStore& store) {
   const auto key = [&](int r) { return str_cat(options_.scope, "/tcp/", r); };
   store.set(key(rank_), str_cat(host, ":", net::local_port(listener.get())));
   store.barrier(options_.scope + "/tcp", left(deadline));
-  // Connect to every higher rank; connect() completes in the peer's backlog, so nobody waits
-  // for an accept here and the order cannot deadlock.
+  // Connect to every higher rank first: connect() completes in the peer's backlog, so nobody
+  // waits for an accept here and the order cannot deadlock.
   for (int peer = rank_ + 1; peer < size_; ++peer) {
-    const std::string addr = store.get(key(peer), left(deadline));
-    const size_t colon = addr.rfind(':');
-    uint16_t port = 0;
-    if (colon == std::string::npos ||
-        std::from_chars(addr.data() + colon + 1, addr.data() + addr.size(), port).ec !=
-            std::errc()) {
-      throw BootstrapError(str_cat("ring tcp: rank ", rank_, ": rank ", peer,
-                                   " published a malformed address '", addr, "'"));
-    }
-    try {
-      net::Fd fd = net::connect_tcp(addr.substr(0, colon), port, left(deadline));
-      send_hello(fd.get(), mine, deadline);
-      peers_[static_cast<size_t>(peer)] = std::move(fd);
-    } catch (const BootstrapError& e) {
-      throw BootstrapError(str_cat("ring tcp: rank ", rank_, ": connecting to rank ", peer, " at ",
-                                   addr, ": ", e.what()));
-    }
+    connect_to(peer, store.get(key(peer), left(deadline)), mine, deadline);
   }
   for (int accepted = 0; accepted < rank_; ++accepted) {
     net::Fd fd = accept_before(listener.get(), deadline, rank_);
     const Hello h = read_hello(fd.get(), deadline);
     const auto peer = static_cast<int>(h[1]);
-    if (h[0] != kMagic || h[2] != mine[2] || h[3] != mine[3] || peer >= rank_ ||
+    if (h[0] != kMagic || h[2] != mine[2] || h[3] != mine[3] || peer < 0 || peer >= rank_ ||
         peers_[static_cast<size_t>(peer)].valid()) {
       throw BootstrapError(str_cat("ring tcp: rank ", rank_, ": refused a connection claiming ",
-                                   "rank ", peer, " of ", h[2], " (wrong run, scope or rank)"));
+                                   "rank ", h[1], " of ", h[2], " (wrong run, scope or rank)"));
     }
     send_hello(fd.get(), mine, deadline);
     peers_[static_cast<size_t>(peer)] = std::move(fd);
@@ -250,6 +234,29 @@ void TcpTransport::connect_mesh(bootstrap::KvStore& store) {
       throw BootstrapError(str_cat("ring tcp: rank ", rank_, ": the listener published by rank ",
                                    peer, " answered as rank ", h[1], " of ", h[2]));
     }
+  }
+}
+
+void TcpTransport::connect_to(int peer, const std::string& addr,
+                              const std::array<uint32_t, 4>& hello,
+                              std::chrono::steady_clock::time_point deadline) {
+  const size_t colon = addr.rfind(':');
+  uint16_t port = 0;
+  if (colon == std::string::npos ||
+      std::from_chars(addr.data() + colon + 1, addr.data() + addr.size(), port).ec != std::errc()) {
+    throw BootstrapError(str_cat("ring tcp: rank ", rank_, ": rank ", peer,
+                                 " published a malformed address '", addr, "'"));
+  }
+  const std::string where =
+      str_cat("ring tcp: rank ", rank_, ": connecting to rank ", peer, " at ", addr, ": ");
+  try {
+    net::Fd fd = net::connect_tcp(addr.substr(0, colon), port, left(deadline));
+    send_hello(fd.get(), hello, deadline);
+    peers_[static_cast<size_t>(peer)] = std::move(fd);
+  } catch (const TimeoutError& e) {
+    throw TimeoutError(where + e.what());
+  } catch (const BootstrapError& e) {
+    throw BootstrapError(where + e.what());
   }
 }
 

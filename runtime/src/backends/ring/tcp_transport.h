@@ -14,8 +14,10 @@
 // each other large messages never deadlock on full socket buffers. send_recv_reduce reduces
 // each received element as soon as it is complete, through a bounded scratch ring.
 
+#include <array>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,8 @@ class TcpTransport final : public Transport {
 
  private:
   void connect_mesh(bootstrap::KvStore& store);
+  void connect_to(int peer, const std::string& addr, const std::array<uint32_t, 4>& hello,
+                  std::chrono::steady_clock::time_point deadline);
   int fd_of(int peer, size_t bytes) const;
 
   int rank_;

@@ -8,6 +8,8 @@
 #include <algorithm>
 
 #include "bootstrap/exchange_store.h"
+#include "bootstrap/launch_probe.h"
+#include "bootstrap/unavailable_bootstrap.h"
 #include "hvd/error.h"
 
 namespace boot = hvd::bootstrap;
@@ -49,9 +51,10 @@ struct Spec {
   Outcome outcome;
 };
 
-boot::MethodChain fakes(std::vector<Spec> specs, std::vector<std::string>& log) {
+boot::MethodChain fakes(const std::vector<Spec>& specs, std::vector<std::string>& log) {
   boot::MethodChain chain;
-  for (const Spec& s : specs) chain.push_back(std::make_unique<FakeMethod>(s.name, s.applies, s.outcome, log));
+  for (const Spec& s : specs)
+    chain.push_back(std::make_unique<FakeMethod>(s.name, s.applies, s.outcome, log));
   return chain;
 }
 
@@ -68,8 +71,10 @@ std::string error_of(const boot::MethodChain& chain, const EnvMap& env) {
 
 TEST_CASE("chain: the first method that applies starts; later ones are not even probed") {
   std::vector<std::string> log;
-  const auto chain = fakes({{"a", false, Outcome::kStarts}, {"b", true, Outcome::kStarts},
-                            {"c", true, Outcome::kStarts}}, log);
+  const auto chain = fakes({{"a", false, Outcome::kStarts},
+                            {"b", true, Outcome::kStarts},
+                            {"c", true, Outcome::kStarts}},
+                           log);
   const boot::Bootstrapped b = boot::run_chain(chain, {}, {});
   CHECK(b.world.method == "b");
   CHECK(log == std::vector<std::string>{"probe a", "probe b", "start b"});
@@ -88,8 +93,10 @@ TEST_CASE("chain: none applies: one line per method, then how to force one") {
 
 TEST_CASE("chain: a method that applies but fails stops the chain, keeping a timeout a timeout") {
   std::vector<std::string> log;
-  const auto chain = fakes({{"a", false, Outcome::kStarts}, {"b", true, Outcome::kTimesOut},
-                            {"c", true, Outcome::kStarts}}, log);
+  const auto chain = fakes({{"a", false, Outcome::kStarts},
+                            {"b", true, Outcome::kTimesOut},
+                            {"c", true, Outcome::kStarts}},
+                           log);
   CHECK_THROWS_AS(boot::run_chain(chain, {}, {}), hvd::TimeoutError);
   CHECK(error_of(chain, {}) ==
         "bootstrap: method 'b' applies but failed:\n"
@@ -106,8 +113,10 @@ TEST_CASE("chain: a method that applies but fails stops the chain, keeping a tim
 
 TEST_CASE("chain: HVD_BOOTSTRAP forces a method, even one whose probe says no") {
   std::vector<std::string> log;
-  const auto chain = fakes({{"a", true, Outcome::kStarts}, {"b", false, Outcome::kStarts},
-                            {"c", false, Outcome::kFails}}, log);
+  const auto chain = fakes({{"a", true, Outcome::kStarts},
+                            {"b", false, Outcome::kStarts},
+                            {"c", false, Outcome::kFails}},
+                           log);
   CHECK(boot::run_chain(chain, {{"HVD_BOOTSTRAP", "b"}}, {}).world.method == "b");
   CHECK(log == std::vector<std::string>{"probe b", "start b"});
   CHECK(boot::run_chain(chain, {{"HVD_BOOTSTRAP", "auto"}}, {}).world.method == "a");
@@ -182,4 +191,16 @@ TEST_CASE("bootstrap options: HVD_BOOTSTRAP_TIMEOUT in seconds") {
                        "HVD_BOOTSTRAP_TIMEOUT='5s' is not an integer", hvd::ConfigError);
   CHECK_THROWS_AS(boot::bootstrap_options_from_env({{"HVD_BOOTSTRAP_TIMEOUT", "0"}}),
                   hvd::ConfigError);
+}
+
+TEST_CASE("unavailable method: names the option and what the environment says") {
+  const boot::UnavailableBootstrap pmix(
+      "pmix", "HVD_WITH_PMIX", [](const EnvMap& env) { return boot::probe_pmix(env, false); });
+  CHECK(pmix.name() == "pmix");
+  CHECK_FALSE(pmix.applies({{"PMIX_RANK", "2"}}));
+  CHECK(pmix.probe({{"PMIX_RANK", "2"}}).reason ==
+        "not built in (configure with -DHVD_WITH_PMIX=ON), yet this process was started by a "
+        "PMIx launcher (PMIX_RANK=2)");
+  CHECK(pmix.probe({}).reason ==
+        "not built in (configure with -DHVD_WITH_PMIX=ON); PMIX_RANK not set");
 }

@@ -35,15 +35,14 @@ TEST_CASE("env: strings, with an empty value counting as unset") {
 }
 
 TEST_CASE("env: integers name the variable, the value and the range") {
-  const EnvMap env = {{"N", "42"}, {"PLUS", "+7"}, {"NEG", "-3"}, {"BAD", "4x"},
-                      {"SPACE", " 4"}, {"HUGE", "99999999999999999999"}};
+  const EnvMap env = {{"N", "42"},   {"PLUS", "+7"},  {"NEG", "-3"},
+                      {"BAD", "4x"}, {"SPACE", " 4"}, {"HUGE", "99999999999999999999"}};
   CHECK(hvd::env_int(env, "N", 0) == 42);
   CHECK(hvd::env_int(env, "PLUS", 0) == 7);
   CHECK(hvd::env_int(env, "NEG", 0) == -3);
   CHECK(hvd::env_int(env, "MISSING", 5) == 5);
   CHECK(hvd::env_int64(env, "N", 0, 0, 100) == 42);
-  CHECK_THROWS_WITH_AS(hvd::env_int(env, "BAD", 0), "BAD='4x' is not an integer",
-                       hvd::ConfigError);
+  CHECK_THROWS_WITH_AS(hvd::env_int(env, "BAD", 0), "BAD='4x' is not an integer", hvd::ConfigError);
   CHECK_THROWS_AS(hvd::env_int(env, "SPACE", 0), hvd::ConfigError);
   CHECK_THROWS_AS(hvd::env_int64(env, "HUGE", 0), hvd::ConfigError);
   CHECK_THROWS_WITH_AS(hvd::env_int(env, "N", 0, 0, 10), "N='42' is out of range [0, 10]",
@@ -54,8 +53,8 @@ TEST_CASE("env: integers name the variable, the value and the range") {
 }
 
 TEST_CASE("env: numbers, booleans and choices") {
-  const EnvMap env = {{"D", "2.5"},  {"E", "1e3"},  {"DBAD", "2.5ms"}, {"T", "TRUE"},
-                      {"F", "off"},  {"BBAD", "2"}, {"C", "mpi"}};
+  const EnvMap env = {{"D", "2.5"}, {"E", "1e3"},  {"DBAD", "2.5ms"}, {"T", "TRUE"},
+                      {"F", "off"}, {"BBAD", "2"}, {"C", "mpi"}};
   CHECK(hvd::env_double(env, "D", 0) == doctest::Approx(2.5));
   CHECK(hvd::env_double(env, "E", 0) == doctest::Approx(1000));
   CHECK(hvd::env_double(env, "MISSING", 1.5) == doctest::Approx(1.5));

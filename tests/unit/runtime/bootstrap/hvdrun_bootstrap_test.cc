@@ -26,8 +26,10 @@ constexpr milliseconds kShort(300);   // meant to expire
 // HOROVOD_HOSTNAME", as a launcher that does not know the layout would do.
 EnvMap rank_env(const hvd::store::KvServer& server, int rank, int size, const std::string& run,
                 const std::vector<std::string>& hosts = {}) {
-  EnvMap env = {{"HOROVOD_RANK", std::to_string(rank)}, {"HOROVOD_SIZE", std::to_string(size)},
-                {"HVD_STORE_ADDR", "127.0.0.1"}, {"HVD_STORE_PORT", std::to_string(server.port())},
+  EnvMap env = {{"HOROVOD_RANK", std::to_string(rank)},
+                {"HOROVOD_SIZE", std::to_string(size)},
+                {"HVD_STORE_ADDR", "127.0.0.1"},
+                {"HVD_STORE_PORT", std::to_string(server.port())},
                 {"HVD_RUN_ID", run}};
   if (hosts.empty()) {
     env["HOROVOD_LOCAL_RANK"] = std::to_string(rank);

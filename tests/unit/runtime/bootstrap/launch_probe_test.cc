@@ -8,8 +8,10 @@ namespace boot = hvd::bootstrap;
 using hvd::EnvMap;
 
 namespace {
-const EnvMap kHvdrun = {{"HOROVOD_RANK", "1"}, {"HOROVOD_SIZE", "4"},
-                        {"HVD_STORE_ADDR", "10.0.0.1"}, {"HVD_STORE_PORT", "4000"}};
+const EnvMap kHvdrun = {{"HOROVOD_RANK", "1"},
+                        {"HOROVOD_SIZE", "4"},
+                        {"HVD_STORE_ADDR", "10.0.0.1"},
+                        {"HVD_STORE_PORT", "4000"}};
 }  // namespace
 
 TEST_CASE("probe hvdrun: needs the rank facts and the store") {

@@ -65,8 +65,8 @@ TEST_CASE("string pack: round trip, any bytes, and corrupt input") {
   const std::string packed = boot::pack_strings(parts);
   CHECK_THROWS_WITH_AS(boot::unpack_strings(packed.substr(0, packed.size() - 1), "blob"),
                        doctest::Contains("blob: truncated"), hvd::BootstrapError);
-  CHECK_THROWS_WITH_AS(boot::unpack_strings(packed + "!", "blob"),
-                       "blob: 1 trailing bytes", hvd::BootstrapError);
+  CHECK_THROWS_WITH_AS(boot::unpack_strings(packed + "!", "blob"), "blob: 1 trailing bytes",
+                       hvd::BootstrapError);
   CHECK_THROWS_AS(boot::unpack_strings("\xff\xff\xff\xff", "blob"), hvd::BootstrapError);
   CHECK_THROWS_AS(boot::unpack_strings("", "blob"), hvd::BootstrapError);
 }

@@ -12,7 +12,9 @@
 #include <set>
 #include <thread>
 
+#include "common/clock.h"
 #include "fakes/fake_channel.h"
+#include "hvd/error.h"
 
 namespace control = hvd::control;
 using hvd::test::FakeChannel;
@@ -183,4 +185,37 @@ TEST_CASE("controller: small tensors are fused, and a shutdown request reaches e
   CHECK(responses[1] == 3);
   CHECK(stopped[0]);
   CHECK(stopped[1]);
+}
+
+TEST_CASE("controller: a tensor only some ranks submit is reported with the missing ranks") {
+  FakeChannelHub hub(3);
+  hvd::FakeClock clock;
+  std::vector<std::string> warnings;  // written by the coordinator's thread only
+  control::ControllerOptions options;
+  options.clock = &clock;
+  options.stall.warning_seconds = 60;
+  options.stall.shutdown_seconds = 120;
+  options.warn = [&warnings](const std::string& line) { warnings.push_back(line); };
+  std::vector<std::string> failures(3);
+  spawn(3, hub, options, [&](int rank, control::Controller& c) {
+    std::vector<control::Request> fresh;
+    if (rank != 1) fresh.push_back(request(rank, "late"));  // rank 1 never submits it
+    c.run_cycle(fresh, false);
+    c.run_cycle({}, false);
+    const size_t before = warnings.size();
+    if (rank == 0) clock.advance(std::chrono::seconds(61));
+    c.run_cycle({}, false);  // the coordinator warns here (after the clock moved)
+    if (rank == 0) CHECK(warnings.size() == before + 1);
+    if (rank == 0) clock.advance(std::chrono::seconds(60));
+    try {
+      c.run_cycle({}, false);  // past the shutdown time: the coordinator fails the cycle
+    } catch (const hvd::TimeoutError& e) {
+      failures[static_cast<size_t>(rank)] = e.what();
+    }
+  });
+  // Once when 60 s passed, and again one warning period later, as the shutdown comes.
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0].find("missing ranks: 1") != std::string::npos);
+  CHECK(warnings[0].find("late") != std::string::npos);
+  CHECK(failures[0].find("stall check") != std::string::npos);
 }

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// libhvd in real processes under hvdrun: a dead peer, and the merged timeline.
+
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "integration/hvdrun_test_util.h"
+
+using namespace hvd::test;
+using nlohmann::json;
+
+TEST_CASE("a peer killed mid-run fails every survivor's pending work with a clear error") {
+  for (const char* transport : {"shm", "tcp"}) {
+    CAPTURE(transport);
+    const ProcessResult r = run(hvdrun({"-np", "3", "--kill-grace-seconds", "60", "--",
+                                        RUNTIME_PROBE_EXE, "kill-rank", "1"}),
+                                {{"HVD_RING_TRANSPORT", transport}});
+    // The victim's SIGKILL (137), or a survivor's own exit (4) when hvdrun reaps both at once.
+    CHECK((r.exit_code == 137 || r.exit_code == 4));
+    for (int survivor : {0, 2}) {
+      const std::string said = "[" + std::to_string(survivor) + "]<stderr>:rank " +
+                               std::to_string(survivor) + ": survivor error: ring " + transport;
+      CHECK_MESSAGE(r.err.find(said) != std::string::npos, r.err);
+    }
+    CHECK(r.err.find("rank 1") != std::string::npos);  // the error names the dead peer
+  }
+}
+
+TEST_CASE("--timeline-filename gives one merged trace with a track group per rank") {
+  TempDir dir;
+  const std::string base = dir.file("trace.json");
+  const ProcessResult r =
+      run(hvdrun({"-np", "3", "--timeline-filename", base, "--", RUNTIME_PROBE_EXE}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("timeline of 3 rank(s) written to " + base) != std::string::npos);
+  const json trace = json::parse(read_text(base));
+  std::set<int> pids;
+  std::set<std::string> phases;
+  for (const json& e : trace) {
+    pids.insert(e.at("pid").get<int>());
+    if (e.value("ph", "") == "B") phases.insert(e.at("name").get<std::string>());
+  }
+  CHECK(pids == std::set<int>{0, 1, 2});
+  for (const char* phase : {"NEGOTIATE", "MEMCPY_IN_FUSION_BUFFER", "MEMCPY_OUT_FUSION_BUFFER",
+                            "RING/SHM_ALLREDUCE", "RING/SHM_ALLGATHER", "RING/SHM_BROADCAST"}) {
+    CHECK_MESSAGE(phases.count(phase) == 1, phase);
+  }
+}
+
+TEST_CASE("the merged timeline is valid JSON even when a rank was killed") {
+  TempDir dir;
+  const std::string base = dir.file("trace.json");
+  const ProcessResult r = run(
+      hvdrun({"-np", "3", "--timeline-filename", base, "--", RUNTIME_PROBE_EXE, "kill-rank", "2"}),
+      {{"HVD_RING_TRANSPORT", "tcp"}});
+  CHECK((r.exit_code == 137 || r.exit_code == 4));
+  const json trace = json::parse(read_text(base));  // throws (fails the test) if invalid
+  std::set<int> pids;
+  for (const json& e : trace) pids.insert(e.at("pid").get<int>());
+  CHECK(pids.count(0) == 1);
+  CHECK(pids.count(2) == 1);  // the killed rank's events up to its death
+}
