@@ -64,6 +64,10 @@ inline constexpr const char* kBootstrapTimeout = "HVD_BOOTSTRAP_TIMEOUT";
 /// Which transport the built-in ring uses: auto (shared memory when every rank is on one host,
 /// else TCP), shm or tcp.
 inline constexpr const char* kRingTransport = "HVD_RING_TRANSPORT";
+/// Which backend moves host tensors: auto (today the ring), ring, or mpi (needs a build with
+/// -DHVD_WITH_MPI=ON and ranks started by mpirun / srun --mpi=pmix). Control traffic always
+/// stays on the ring's transport.
+inline constexpr const char* kBackend = "HVD_BACKEND";
 
 // Set by other launchers. Only the bootstrap's probes read them, to choose a method without
 // starting any library.

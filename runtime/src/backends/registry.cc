@@ -4,8 +4,13 @@
 #include "backends/ring/ring_backend.h"
 #include "backends/ring/shm_transport.h"
 #include "backends/ring/tcp_transport.h"
+#include "bootstrap/launch_probe.h"
+#include "hvd/build_config.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
+#if HVD_HAVE_MPI
+#include "backends/mpi/mpi_backend.h"
+#endif
 
 namespace hvd::backends {
 
@@ -38,9 +43,30 @@ std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
   return std::make_unique<ring::TcpTransport>(store, world.rank, world.size, options);
 }
 
-std::unique_ptr<Backend> make_host_backend(const std::string& kind, bootstrap::KvStore& store,
+std::string choose_host_backend(const EnvMap& env) {
+  const std::string wanted = env_choice(env, env::kBackend, {"auto", "ring", "mpi"}, "auto");
+  if (wanted != "mpi") return "ring";
+#if !HVD_HAVE_MPI
+  throw ConfigError(str_cat(env::kBackend, "=mpi, but this libhvd was built without MPI; ",
+                            "rebuild with -DHVD_WITH_MPI=ON (needs an MPI installation), or use ",
+                            env::kBackend, "=ring"));
+#endif
+  return "mpi";
+}
+
+std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std::string& ring_kind,
+                                           const EnvMap& env, bootstrap::KvStore& store,
                                            const bootstrap::WorldInfo& world) {
-  return std::make_unique<ring::RingBackend>(make_ring_transport(kind, store, world, "data"), kind);
+#if HVD_HAVE_MPI
+  if (backend == "mpi") {
+    return std::make_unique<mpi::MpiBackend>(world, bootstrap::probe_mpi(env));
+  }
+#else
+  (void)env;
+#endif
+  HVD_CHECK(backend == "ring", "unknown host backend '", backend, "'");
+  return std::make_unique<ring::RingBackend>(make_ring_transport(ring_kind, store, world, "data"),
+                                             ring_kind);
 }
 
 }  // namespace hvd::backends

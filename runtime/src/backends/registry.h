@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Registry: which backends this build has and which one runs. The only place (with
-// bootstrap.cc) that looks at HVD_HAVE_*. Today: the built-in ring, over shared memory when
-// every rank is on one host and over TCP otherwise (HVD_RING_TRANSPORT forces one); MPI and
-// NCCL backends join here.
+// bootstrap.cc) that looks at HVD_HAVE_*. Host tensors: the built-in ring (the default), over
+// shared memory when every rank is on one host and over TCP otherwise (HVD_RING_TRANSPORT
+// forces one), or MPI when built in and HVD_BACKEND=mpi; NCCL joins here.
 
 #include <memory>
 #include <string>
@@ -27,8 +27,17 @@ std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
                                                      const bootstrap::WorldInfo& world,
                                                      const std::string& scope);
 
-/// The backend for host tensors.
-std::unique_ptr<Backend> make_host_backend(const std::string& kind, bootstrap::KvStore& store,
+/// "ring" or "mpi", from HVD_BACKEND (auto, ring, mpi; auto is the ring). Reads `env` only.
+/// Throws ConfigError for another value, or for mpi in a build without MPI (naming
+/// -DHVD_WITH_MPI=ON).
+std::string choose_host_backend(const EnvMap& env);
+
+/// The backend for host tensors: `backend` from choose_host_backend(); the ring runs over a
+/// transport of `ring_kind` (choose_ring_transport()). Collective: every rank calls it with the
+/// same arguments. The MPI backend reads `env` to tell whether an MPI launcher started the
+/// process, and throws ConfigError when none did (see backends/mpi/mpi_backend.h).
+std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std::string& ring_kind,
+                                           const EnvMap& env, bootstrap::KvStore& store,
                                            const bootstrap::WorldInfo& world);
 
 }  // namespace hvd::backends

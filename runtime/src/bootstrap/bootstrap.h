@@ -17,10 +17,12 @@
 // Errors name every method and why it was not used, one line each, e.g.
 //   bootstrap: no method applies to this process:
 //     hvdrun: HOROVOD_RANK not set
-//     pmix: not built in (configure with -DHVD_WITH_PMIX=ON and PMIx installed); PMIX_RANK not set
+//     pmix: not built in (configure with -DHVD_WITH_PMIX=ON); PMIX_RANK not set
 //     mpi: not started by an MPI launcher (none of OMPI_COMM_WORLD_SIZE, PMI_SIZE, ... is set)
-//     single: refused: SLURM_STEP_NUM_TASKS=4 says this process is one of 4
-//   Set HVD_BOOTSTRAP to hvdrun, pmix, mpi or single to force one.
+//     single: refused: SLURM_STEP_NUM_TASKS=4 says this process is one of 4 (...)
+//   Set HVD_BOOTSTRAP to hvdrun, pmix, mpi, single to force one.
+// and, when the chosen method fails, "bootstrap: method 'hvdrun' applies but failed:" with
+// "hvdrun: <why it applied>, but failed: <error>" and "<later method>: not tried".
 
 #include <memory>
 #include <vector>

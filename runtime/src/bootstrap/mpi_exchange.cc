@@ -68,7 +68,12 @@ MpiExchange::MpiExchange() {
 }
 
 MpiExchange::~MpiExchange() {
-  // A communicator with a pending operation cannot be freed safely; leave it to MPI_Finalize.
+  // Someone else (the MPI backend, mpi4py) may have finalised MPI already: then there is
+  // nothing left to free. A communicator with a pending operation cannot be freed safely;
+  // MPI_Finalize cleans it up.
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
   if (comm_ != MPI_COMM_NULL && !broken_) MPI_Comm_free(&comm_);
   if (finalize_) MPI_Finalize();
 }

@@ -26,13 +26,16 @@ RuntimeOptions runtime_options_from_env(const EnvMap& env) {
 
 Instance make_instance(const EnvMap& env) {
   Instance instance;
+  // Checked before the bootstrap, so that a bad HVD_BACKEND fails without waiting for peers.
+  const std::string host_backend = backends::choose_host_backend(env);
   bootstrap::Bootstrapped b = bootstrap::bootstrap(env, bootstrap::bootstrap_options_from_env(env));
   const std::string kind = backends::choose_ring_transport(env, b.world);
   // Control traffic gets a mesh of its own, so that a negotiation never queues behind tensor
   // bytes and the two never share buffers.
   auto channel = std::make_unique<TransportChannel>(
       backends::make_ring_transport(kind, *b.store, b.world, "ctl"));
-  auto backend = backends::make_host_backend(kind, *b.store, b.world);
+  // With HVD_BACKEND=mpi only tensors go over MPI; the control channel above stays on the ring.
+  auto backend = backends::make_host_backend(host_backend, kind, env, *b.store, b.world);
   instance.runtime = std::make_unique<Runtime>(b.world, std::move(channel), std::move(backend),
                                                runtime_options_from_env(env));
   instance.store = std::move(b.store);

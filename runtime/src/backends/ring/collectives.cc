@@ -15,6 +15,10 @@ size_t total(const std::vector<size_t>& counts) {
   return std::accumulate(counts.begin(), counts.end(), size_t{0});
 }
 
+void check_host(const BufferView& buf, const char* what) {
+  HVD_CHECK(buf.device.is_cpu(), what, " needs host memory, not device ", buf.device.index);
+}
+
 void check_counts(const Transport& t, const std::vector<size_t>& counts, const char* what) {
   HVD_CHECK(counts.size() == static_cast<size_t>(t.size()), what, " has ", counts.size(),
             " counts for ", t.size(), " ranks");
@@ -78,7 +82,7 @@ void broadcast_tree(Transport& t, BufferView buf, int root) {
 }  // namespace
 
 void allreduce(Transport& t, BufferView buf, ReduceOp op, const CollectiveOptions& opts) {
-  HVD_CHECK(buf.device.is_cpu(), "ring allreduce needs host memory");
+  check_host(buf, "allreduce");
   if (t.size() > 1 && buf.count > 0) {
     if (buf.bytes() <= opts.small_bytes) {
       allreduce_doubling(t, buf, op);
@@ -88,11 +92,13 @@ void allreduce(Transport& t, BufferView buf, ReduceOp op, const CollectiveOption
       ring_allgather(t, buf, blocks);
     }
   }
-  if (op == ReduceOp::kAverage)
+  if (op == ReduceOp::kAverage) {
     divide(buf.data, buf.count, buf.dtype, static_cast<size_t>(t.size()));
+  }
 }
 
 void broadcast(Transport& t, BufferView buf, int root, const CollectiveOptions& opts) {
+  check_host(buf, "broadcast");
   HVD_CHECK(root >= 0 && root < t.size(), "broadcast root ", root, " of ", t.size());
   const int n = t.size();
   if (n == 1 || buf.count == 0) return;
@@ -118,6 +124,8 @@ void broadcast(Transport& t, BufferView buf, int root, const CollectiveOptions& 
 
 void allgatherv(Transport& t, const BufferView& mine, BufferView out,
                 const std::vector<size_t>& counts) {
+  check_host(mine, "allgatherv");
+  check_host(out, "allgatherv");
   check_counts(t, counts, "allgatherv");
   const auto r = static_cast<size_t>(t.rank());
   HVD_CHECK(mine.count == counts[r] && out.count == total(counts) && mine.dtype == out.dtype,
@@ -131,16 +139,21 @@ void allgatherv(Transport& t, const BufferView& mine, BufferView out,
 
 void reducescatter(Transport& t, const BufferView& in, BufferView out,
                    const std::vector<size_t>& counts, ReduceOp op) {
+  check_host(in, "reducescatter");
+  check_host(out, "reducescatter");
   check_counts(t, counts, "reducescatter");
   HVD_CHECK(in.count == total(counts) && in.dtype == out.dtype, "reducescatter: input of ",
             in.count, " elements for counts summing to ", total(counts));
   ring_reduce_scatter_to(t, in, out, blocks_of(counts), op);
-  if (op == ReduceOp::kAverage)
+  if (op == ReduceOp::kAverage) {
     divide(out.data, out.count, out.dtype, static_cast<size_t>(t.size()));
+  }
 }
 
 void alltoall(Transport& t, const BufferView& send, const std::vector<size_t>& send_counts,
               BufferView recv, const std::vector<size_t>& recv_counts) {
+  check_host(send, "alltoall");
+  check_host(recv, "alltoall");
   check_counts(t, send_counts, "alltoall send");
   check_counts(t, recv_counts, "alltoall recv");
   HVD_CHECK(send.count == total(send_counts) && recv.count == total(recv_counts) &&

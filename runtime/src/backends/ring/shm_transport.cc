@@ -11,6 +11,7 @@
 #include <functional>
 #include <random>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "common/reduce_kernels.h"
@@ -112,6 +113,7 @@ ShmTransport::ShmTransport(bootstrap::KvStore& store, int rank, int size, ShmOpt
   // Several pieces in flight per channel; pieces large enough that publishing and waking
   // cost little next to copying.
   step_ = cap / 8;
+  oversubscribed_ = static_cast<unsigned>(size) > std::thread::hardware_concurrency();
   if (size > 1) connect(store);
 }
 
@@ -246,12 +248,14 @@ void ShmTransport::wait(Transfer& t) {
            (t.receiving() && pull_avail(t.from) > 0);
   };
   const auto start = Clock::now();
-  for (unsigned i = 1;; ++i) {
+  // With more ranks than cores the peer is likely waiting for this core: do not spin.
+  const auto spin_for = oversubscribed_ ? Clock::duration::zero() : Clock::duration(kSpinFor);
+  for (unsigned i = 1; !oversubscribed_; ++i) {
     if (ready()) return;
     cpu_relax();
-    if (i % 64 == 0 && Clock::now() - start > kSpinFor) break;
+    if (i % 64 == 0 && Clock::now() - start > spin_for) break;
   }
-  while (Clock::now() - start < kSpinFor + kYieldFor) {
+  while (Clock::now() - start < spin_for + kYieldFor) {
     sched_yield();
     if (ready()) return;
   }

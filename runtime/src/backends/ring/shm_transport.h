@@ -83,8 +83,9 @@ class ShmTransport final : public Transport {
   int rank_;
   int size_;
   ShmOptions options_;
-  size_t step_;              // bytes moved per published piece
-  std::vector<Peer> peers_;  // indexed by rank; peers_[rank_] holds this rank's own segment
+  size_t step_ = 0;              // bytes moved per published piece
+  bool oversubscribed_ = false;  // more ranks than cores: waits skip spinning
+  std::vector<Peer> peers_;      // indexed by rank; peers_[rank_] holds this rank's own segment
 };
 
 }  // namespace hvd::backends::ring

@@ -69,7 +69,7 @@ std::string error_of(const boot::MethodChain& chain, const EnvMap& env) {
 
 }  // namespace
 
-TEST_CASE("chain: the first method that applies starts; later ones are not even probed") {
+TEST_CASE("chain: the first method that applies starts, and later ones are not even probed") {
   std::vector<std::string> log;
   const auto chain = fakes({{"a", false, Outcome::kStarts},
                             {"b", true, Outcome::kStarts},

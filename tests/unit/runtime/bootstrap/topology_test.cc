@@ -27,7 +27,7 @@ TEST_CASE("topology: block placement over two hosts") {
   CHECK(field(hosts, &boot::HostLayout::cross_size) == std::vector<int>{2, 2, 2, 2});
 }
 
-TEST_CASE("topology: cyclic and uneven placement; hosts numbered by lowest rank") {
+TEST_CASE("topology: cyclic and uneven placement, hosts numbered by lowest rank") {
   const std::vector<std::string> hosts = {"z", "a", "z", "a", "m"};
   CHECK(field(hosts, &boot::HostLayout::local_rank) == std::vector<int>{0, 0, 1, 1, 0});
   CHECK(field(hosts, &boot::HostLayout::local_size) == std::vector<int>{2, 2, 2, 2, 1});

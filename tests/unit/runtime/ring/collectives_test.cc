@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/ring/collectives.h"
+#include "hvd/error.h"
 #include "hvd/str_cat.h"
 #include "unit/runtime/common/typed_data.h"
 #include "unit/runtime/ring/ring_world.h"
@@ -191,4 +192,17 @@ TEST_CASE("ring reducescatter: every op over shm and tcp, 1 to 8 ranks") {
 TEST_CASE("ring alltoall and barrier: over shm and tcp, 1 to 8 ranks") {
   alltoalls(TransportKind::kShm);
   alltoalls(TransportKind::kTcp);
+}
+
+TEST_CASE("ring collectives: inconsistent arguments are bugs, reported as InternalError") {
+  test::run_world(TransportKind::kShm, 1, [&](ring::Transport& t) {
+    std::vector<float> buf(4);
+    const BufferView view{buf.data(), buf.size(), DataType::kFloat32, {}};
+    CHECK_THROWS_AS(ring::allgatherv(t, view, view, {2, 2}), hvd::InternalError);
+    CHECK_THROWS_AS(ring::reducescatter(t, view, view.slice(0, 1), {3}, ReduceOp::kSum),
+                    hvd::InternalError);
+    CHECK_THROWS_AS(ring::broadcast(t, view, 1), hvd::InternalError);
+    const BufferView on_gpu{buf.data(), buf.size(), DataType::kFloat32, hvd::Device{0}};
+    CHECK_THROWS_AS(ring::allreduce(t, on_gpu, ReduceOp::kSum), hvd::InternalError);
+  });
 }
