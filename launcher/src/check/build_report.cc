@@ -39,16 +39,20 @@ Feature library_feature(const std::string& name, bool built, const std::string& 
   return f;
 }
 
-Feature ring_feature(const std::string& name) {
+// The built-in ring needs no library: built in means usable.
+Feature ring_feature(const std::string& name, const std::string& detail) {
   const bool built = HVD_HAVE_RING != 0;
-  return Feature{name, built, built,
-                 built ? "" : "not built in: the runtime is not part of this build yet"};
+  return Feature{name, built, built, built ? detail : "not built in"};
 }
 
 // CUDA and NCCL libraries load on any machine; running them needs the NVIDIA driver too.
-Feature gpu_feature(const std::string& name, bool built, const std::string& library,
+Feature gpu_feature(const std::string& name, bool found, const std::string& library,
                     const std::string& version) {
-  Feature f = library_feature(name, built, library, version);
+  if (found && HVD_HAVE_GPU_BACKEND == 0) {
+    return Feature{name, false, false,
+                   str_cat(name, " ", version, " found, but libhvd's GPU backend is not built yet")};
+  }
+  Feature f = library_feature(name, found, library, version);
   if (f.available()) {
     const std::string driver = try_load("libcuda.so.1");
     f.loadable = driver.empty();
@@ -90,12 +94,12 @@ BuildReport gather_build_report(const EnvMap& env) {
   r.controllers = {
       library_feature("MPI", HVD_HAVE_MPI != 0, HVD_MPI_LIBRARY, HVD_MPI_VERSION),
       library_feature("PMIx", HVD_HAVE_PMIX != 0, HVD_PMIX_LIBRARY, ""),
-      ring_feature("TCP"),
+      ring_feature("TCP", "hvdrun's rendezvous store + TCP/shared-memory control channel"),
   };
   r.tensor_operations = {
       gpu_feature("NCCL", HVD_HAVE_NCCL != 0, HVD_NCCL_LIBRARY, HVD_NCCL_VERSION),
       library_feature("MPI", HVD_HAVE_MPI != 0, HVD_MPI_LIBRARY, HVD_MPI_VERSION),
-      ring_feature("Built-in ring"),
+      ring_feature("Built-in ring", "shared memory within a host, TCP across hosts"),
       gpu_feature("CUDA", HVD_HAVE_CUDA != 0, HVD_CUDART_LIBRARY, HVD_CUDA_VERSION),
   };
   const SrunInfo srun = probe_srun(env);

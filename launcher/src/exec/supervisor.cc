@@ -163,11 +163,7 @@ bool Supervisor::read_pipe(int rank, Stream stream) {
     return true;
   }
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
-  if (output_rank >= 0) {
-    router_.on_eof(output_rank, stream);
-  } else {
-    router_.on_labeled_eof(stream);
-  }
+  end_of_stream(rank, stream);
   fd.reset();
   return false;
 }
@@ -265,13 +261,15 @@ void Supervisor::drain_output(Clock::duration limit) {
   }
   // A pipe still open here was passed to a process that left the rank's group; stop waiting.
   collect_pipes(fds, owners);
-  for (const PipeOwner& o : owners) {
-    const int output_rank = ranks_[static_cast<size_t>(o.rank)].child.output_rank;
-    if (output_rank >= 0) {
-      router_.on_eof(output_rank, o.stream);
-    } else {
-      router_.on_labeled_eof(o.stream);
-    }
+  for (const PipeOwner& o : owners) end_of_stream(o.rank, o.stream);
+}
+
+void Supervisor::end_of_stream(int child, Stream stream) {
+  const int output_rank = ranks_[static_cast<size_t>(child)].child.output_rank;
+  if (output_rank >= 0) {
+    router_.on_eof(output_rank, stream);
+  } else {
+    router_.on_labeled_eof(stream);
   }
 }
 

@@ -80,6 +80,7 @@ class Supervisor {
   void drain_output(Clock::duration limit);
   void collect_pipes(std::vector<pollfd>& fds, std::vector<PipeOwner>& owners);
   bool read_pipe(int rank, Stream stream);
+  void end_of_stream(int child, Stream stream);
   int live_ranks() const;
 
   OutputRouter& router_;

@@ -225,8 +225,8 @@ MPI_Op MpiBackend::op_of(DataType dtype, ReduceOp op) const {
 }
 
 void MpiBackend::check_counts(const std::vector<size_t>& counts, const char* what) const {
-  HVD_CHECK(counts.size() == static_cast<size_t>(size_), what, ": ", counts.size(),
-            " counts for ", size_, " ranks");
+  HVD_CHECK(counts.size() == static_cast<size_t>(size_), what, ": ", counts.size(), " counts for ",
+            size_, " ranks");
 }
 
 void MpiBackend::allreduce(BufferView buf, ReduceOp op) {
@@ -235,8 +235,8 @@ void MpiBackend::allreduce(BufferView buf, ReduceOp op) {
   // Every rank has the same count, so every rank makes the same calls.
   for (size_t first = 0; first < buf.count; first += kMaxCount) {
     const BufferView part = buf.slice(first, std::min(kMaxCount, buf.count - first));
-    HVD_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, part.data, static_cast<int>(part.count), type,
-                                mpi_op, comm_));
+    HVD_MPI_CHECK(
+        MPI_Allreduce(MPI_IN_PLACE, part.data, static_cast<int>(part.count), type, mpi_op, comm_));
   }
 }
 
@@ -267,8 +267,8 @@ void MpiBackend::reducescatter(BufferView in, BufferView out, const std::vector<
   const IntCounts c = int_counts(counts, "MPI_Reduce_scatter");
   HVD_CHECK(in.count == c.total, "reducescatter: ", in.count, " elements in, counts sum to ",
             c.total);
-  HVD_CHECK(out.count >= counts[static_cast<size_t>(rank_)], "reducescatter: output of ",
-            out.count, " for a block of ", counts[static_cast<size_t>(rank_)]);
+  HVD_CHECK(out.count >= counts[static_cast<size_t>(rank_)], "reducescatter: output of ", out.count,
+            " for a block of ", counts[static_cast<size_t>(rank_)]);
   HVD_MPI_CHECK(MPI_Reduce_scatter(in.data, out.data, c.counts.data(), type_of(in.dtype),
                                    op_of(in.dtype, op), comm_));
 }

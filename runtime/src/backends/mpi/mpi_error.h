@@ -36,10 +36,10 @@ namespace detail {
 
 }  // namespace hvd::backends::mpi
 
-#define HVD_MPI_CHECK(call)                                                    \
-  do {                                                                         \
-    const int hvd_mpi_rc_ = (call);                                            \
-    if (hvd_mpi_rc_ != MPI_SUCCESS) {                                          \
-      ::hvd::backends::mpi::detail::mpi_call_failed(#call, hvd_mpi_rc_);       \
-    }                                                                          \
+#define HVD_MPI_CHECK(call)                                              \
+  do {                                                                   \
+    const int hvd_mpi_rc_ = (call);                                      \
+    if (hvd_mpi_rc_ != MPI_SUCCESS) {                                    \
+      ::hvd::backends::mpi::detail::mpi_call_failed(#call, hvd_mpi_rc_); \
+    }                                                                    \
   } while (0)
