@@ -5,6 +5,7 @@
 #include <climits>
 #include <thread>
 
+#include "bootstrap/mpi_thread_level.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
@@ -19,21 +20,6 @@ void mpi_check(int rc, const char* what) {
   int len = 0;
   MPI_Error_string(rc, text, &len);
   throw BackendError(str_cat("MPI: ", what, " failed: ", std::string(text, len)));
-}
-
-const char* thread_level_name(int level) {
-  switch (level) {
-    case MPI_THREAD_SINGLE:
-      return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED:
-      return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED:
-      return "MPI_THREAD_SERIALIZED";
-    case MPI_THREAD_MULTIPLE:
-      return "MPI_THREAD_MULTIPLE";
-    default:
-      return "an unknown thread level";
-  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backends/mpi/mpi_error.h"
+#include "bootstrap/mpi_thread_level.h"
 #include "common/reduce_kernels.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
@@ -16,21 +17,6 @@ namespace {
 
 // MPI-3 counts are int.
 constexpr size_t kMaxCount = static_cast<size_t>(INT_MAX);
-
-const char* thread_level_name(int level) {
-  switch (level) {
-    case MPI_THREAD_SINGLE:
-      return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED:
-      return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED:
-      return "MPI_THREAD_SERIALIZED";
-    case MPI_THREAD_MULTIPLE:
-      return "MPI_THREAD_MULTIPLE";
-    default:
-      return "an unknown thread level";
-  }
-}
 
 // The user-defined reduction for one (2-byte dtype, op): inout[i] = in[i] op inout[i]. All
 // four ops are commutative, so the operand order does not matter. MPI passes *len elements
@@ -108,7 +94,7 @@ MpiBackend::MpiBackend(const bootstrap::WorldInfo& world, const bootstrap::Probe
   try {
     // The background loop calls MPI, not the thread that initialised it.
     if (provided < MPI_THREAD_SERIALIZED) {
-      throw BackendError(str_cat("MPI: the library offers only ", thread_level_name(provided),
+      throw BackendError(str_cat("MPI: the library offers only ", bootstrap::thread_level_name(provided),
                                  "; the MPI backend needs MPI_THREAD_SERIALIZED or better"));
     }
     make_handles(world);

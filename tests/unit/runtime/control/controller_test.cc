@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "fakes/fake_channel.h"
+#include "fakes/thread_world.h"
 #include "hvd/error.h"
 
 namespace control = hvd::control;
@@ -25,23 +26,11 @@ namespace {
 // Runs `body(rank, controller)` as `size` ranks on threads; rethrows the first failure.
 void spawn(int size, FakeChannelHub& hub, control::ControllerOptions options,
            const std::function<void(int, control::Controller&)>& body) {
-  std::vector<std::thread> threads;
-  std::exception_ptr failure;
-  std::mutex mutex;
-  for (int rank = 0; rank < size; ++rank) {
-    threads.emplace_back([&, rank] {
-      try {
-        FakeChannel channel(hub, rank);
-        control::Controller controller(channel, options);
-        body(rank, controller);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
+  hvd::test::spawn(size, [&](int rank) {
+    FakeChannel channel(hub, rank);
+    control::Controller controller(channel, options);
+    body(rank, controller);
+  });
 }
 
 control::Request request(int rank, const std::string& name, int64_t elements = 16) {

@@ -15,6 +15,7 @@
 
 #include "fakes/fake_backend.h"
 #include "fakes/fake_channel.h"
+#include "fakes/thread_world.h"
 
 namespace core = hvd::core;
 namespace control = hvd::control;
@@ -30,29 +31,17 @@ namespace {
 void spawn(int size, const std::function<void(int, core::Runtime&)>& body,
            size_t fusion_threshold = size_t{64} << 20) {
   FakeChannelHub channel_hub(size), backend_hub(size);
-  std::vector<std::thread> threads;
-  std::exception_ptr failure;
-  std::mutex mutex;
-  for (int rank = 0; rank < size; ++rank) {
-    threads.emplace_back([&, rank] {
-      try {
-        hvd::bootstrap::WorldInfo world;
-        world.rank = rank;
-        world.size = size;
-        core::RuntimeOptions options;
-        options.controller.fusion_threshold_bytes = fusion_threshold;
-        options.cycle_time = std::chrono::microseconds(200);
-        core::Runtime runtime(world, std::make_unique<FakeChannel>(channel_hub, rank),
-                              std::make_unique<FakeBackend>(backend_hub, rank), options);
-        body(rank, runtime);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
+  hvd::test::spawn(size, [&](int rank) {
+    hvd::bootstrap::WorldInfo world;
+    world.rank = rank;
+    world.size = size;
+    core::RuntimeOptions options;
+    options.controller.fusion_threshold_bytes = fusion_threshold;
+    options.cycle_time = std::chrono::microseconds(200);
+    core::Runtime runtime(world, std::make_unique<FakeChannel>(channel_hub, rank),
+                          std::make_unique<FakeBackend>(backend_hub, rank), options);
+    body(rank, runtime);
+  });
 }
 
 control::Request req(const std::string& name, control::OpType type, DataType dtype,
