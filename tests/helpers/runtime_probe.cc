@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // runtime_probe: a rank that uses libhvd's public API end to end: init (bootstrap under
 // hvdrun, PMIx or MPI), allreduce of every dtype and op with exact checks, fused small
-// tensors submitted in a rank-specific order, broadcast, allgather with uneven first
-// dimensions, reducescatter, alltoall, barrier, and shutdown. Prints one summary line from
+// tensors submitted in a rank-specific order, a grouped allreduce, broadcast, allgather with uneven
+// first dimensions, reducescatter, alltoall, barrier, and shutdown. Prints one summary line from
 // rank 0 and exits non-zero on the first wrong value.
 //
 //   runtime_probe                 all of the above
@@ -89,6 +89,27 @@ void many_small_fused(int rank, int size) {
   }
 }
 
+void grouped(int rank, int size) {
+  std::vector<std::vector<float>> data;
+  std::vector<std::string> names;
+  std::vector<hvd::TensorView> views;
+  for (int i = 0; i < 6; ++i)
+    data.emplace_back(static_cast<size_t>(50 + i), static_cast<float>(rank + i));
+  for (int i = 0; i < 6; ++i) {
+    names.push_back("group." + std::to_string(i));
+    views.push_back(view(data[static_cast<size_t>(i)], hvd::DataType::kFloat32,
+                         {static_cast<int64_t>(data[static_cast<size_t>(i)].size())}));
+  }
+  for (hvd::Handle& h : hvd::grouped_allreduce_async(names, views, views, hvd::ReduceOp::kSum)) {
+    must(h.wait(), "grouped allreduce");
+  }
+  for (int i = 0; i < 6; ++i) {
+    expect(
+        data[static_cast<size_t>(i)].back() == static_cast<float>(size * (size - 1) / 2 + size * i),
+        "grouped sum");
+  }
+}
+
 void other_collectives(int rank, int size) {
   std::vector<double> b(10, rank);
   must(hvd::broadcast_async("bcast", view(b, hvd::DataType::kFloat64, {10}),
@@ -146,6 +167,7 @@ int main(int argc, char** argv) {
   }
   many_small_fused(rank, size);
   many_small_fused(rank, size);  // the second step runs from the response cache
+  grouped(rank, size);
   other_collectives(rank, size);
   must(hvd::shutdown(), "shutdown");
   if (rank == 0 && failures == 0) std::printf("runtime_probe: %d ranks ok\n", size);

@@ -114,19 +114,33 @@ Handle allreduce_async(const std::string& name, const TensorView& in, const Tens
 std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& names,
                                             const std::vector<TensorView>& in,
                                             const std::vector<TensorView>& out, ReduceOp op) {
-  std::vector<Handle> handles;
   if (names.size() != in.size() || names.size() != out.size()) {
-    handles.push_back(failed(ErrorCode::kUsage,
-                             "grouped allreduce: names, inputs and outputs "
-                             "must have the same length"));
-    return handles;
+    return {failed(ErrorCode::kUsage,
+                   "grouped allreduce: names, inputs and outputs must have the same length")};
   }
+  core::Runtime* rt = g_runtime.load();
+  if (rt == nullptr) return {failed(ErrorCode::kUsage, "hvd::init() has not been called")};
+  // Every rank numbers its groups in the same order, so the ids agree without negotiation.
   const int32_t group = static_cast<int32_t>(g_group++ % (1u << 30));
+  std::vector<control::Request> requests;
+  std::vector<BufferView> inputs, outputs;
   for (size_t i = 0; i < names.size(); ++i) {
     control::Request r = request(names[i], control::OpType::kAllreduce, in[i]);
     r.op = op;
     r.group = group;
-    handles.push_back(submit(std::move(r), in[i], out[i]));
+    requests.push_back(std::move(r));
+    inputs.push_back(view(in[i]));
+    outputs.push_back(view(out[i]));
+  }
+  std::vector<Handle> handles;
+  try {
+    for (auto& state : rt->enqueue_group(std::move(requests), inputs, outputs)) {
+      handles.emplace_back(std::move(state));
+    }
+  } catch (...) {
+    handles.assign(names.size(), Handle());
+    const Status error = Status::from_exception(std::current_exception());
+    for (Handle& h : handles) h = failed(error.code(), error.message());
   }
   return handles;
 }

@@ -32,15 +32,36 @@ Runtime::~Runtime() { shutdown(); }
 
 std::shared_ptr<HandleState> Runtime::enqueue(control::Request request, BufferView input,
                                               BufferView output) {
-  auto handle = std::make_shared<HandleState>();
-  request.rank = world_.rank;
-  if (timeline_) {
-    timeline_->begin(request.name, timeline_phase::kNegotiate,
-                     TimelineTensorMeta::of_shape(request.dtype, request.shape));
+  std::vector<control::Request> one;
+  one.push_back(std::move(request));
+  return enqueue_group(std::move(one), {input}, {output}).front();
+}
+
+std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
+    std::vector<control::Request> requests, const std::vector<BufferView>& inputs,
+    const std::vector<BufferView>& outputs) {
+  HVD_CHECK(requests.size() == inputs.size() && inputs.size() == outputs.size(), "group of ",
+            requests.size(), " requests with ", inputs.size(), " inputs");
+  std::vector<std::shared_ptr<HandleState>> handles;
+  std::vector<TensorEntry> entries;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    control::Request& request = requests[i];
+    request.rank = world_.rank;
+    handles.push_back(std::make_shared<HandleState>());
+    entries.push_back(TensorEntry{request, inputs[i], outputs[i], handles.back()});
   }
-  Status added = queue_.add(TensorEntry{std::move(request), input, output, handle});
-  if (!added.ok()) handle->complete(added);
-  return handle;
+  // Begin before queueing: once queued, the loop may end the phase at any moment.
+  if (timeline_) {
+    for (const control::Request& r : requests) {
+      timeline_->begin(r.name, timeline_phase::kNegotiate,
+                       TimelineTensorMeta::of_shape(r.dtype, r.shape));
+    }
+  }
+  const Status added = queue_.add_group(std::move(entries));
+  if (!added.ok()) {
+    for (auto& h : handles) h->complete(added);
+  }
+  return handles;
 }
 
 void Runtime::shutdown() {

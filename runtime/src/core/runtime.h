@@ -45,6 +45,10 @@ class Runtime {
   /// Queues a collective; the handle completes when it ran or failed. Thread-safe.
   std::shared_ptr<HandleState> enqueue(control::Request request, BufferView input,
                                        BufferView output);
+  /// Queues several collectives at once (a grouped allreduce); one handle per tensor.
+  std::vector<std::shared_ptr<HandleState>> enqueue_group(
+      std::vector<control::Request> requests, const std::vector<BufferView>& inputs,
+      const std::vector<BufferView>& outputs);
   /// Asks every rank to stop, waits for the loop to end, and fails what is still pending.
   void shutdown();
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/tensor_queue.h"
 
+#include <set>
+
 #include "hvd/error.h"
 
 namespace hvd::core {
@@ -27,17 +29,29 @@ bool HandleState::done() const {
 }
 
 Status TensorQueue::add(TensorEntry entry) {
+  std::vector<TensorEntry> one;
+  one.push_back(std::move(entry));
+  return add_group(std::move(one));
+}
+
+Status TensorQueue::add_group(std::vector<TensorEntry> entries) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!closed_.ok()) return closed_;
-  const std::string& name = entry.request.name;
-  if (entries_.count(name) > 0) {
-    return Status::error(ErrorCode::kUsage,
-                         str_cat("tensor '", name,
-                                 "' is already in flight on this rank; "
-                                 "wait for it before submitting the same name again"));
+  std::set<std::string> names;
+  for (const TensorEntry& e : entries) {
+    const std::string& name = e.request.name;
+    if (entries_.count(name) > 0 || !names.insert(name).second) {
+      return Status::error(ErrorCode::kUsage,
+                           str_cat("tensor '", name,
+                                   "' is already in flight on this rank; "
+                                   "wait for it before submitting the same name again"));
+    }
   }
-  fresh_.push_back(entry.request);
-  entries_.emplace(name, std::move(entry));
+  for (TensorEntry& e : entries) {
+    fresh_.push_back(e.request);
+    const std::string name = e.request.name;
+    entries_.emplace(name, std::move(e));
+  }
   return Status();
 }
 

@@ -48,6 +48,9 @@ class TensorQueue {
   /// Queues `entry`. Returns an error Status (and queues nothing) when a tensor of the same
   /// name is still in flight, or after fail_all().
   Status add(TensorEntry entry);
+  /// Queues all of `entries` at once, so that one cycle sees the whole group (grouped
+  /// allreduce). All or nothing: an error queues none of them.
+  Status add_group(std::vector<TensorEntry> entries);
   /// The requests added since the last call, in the order they were added.
   std::vector<control::Request> pop_fresh();
   /// Removes and returns the entries of `names` (in that order); a name without an entry is a

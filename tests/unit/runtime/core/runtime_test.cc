@@ -155,3 +155,18 @@ TEST_CASE("runtime: shutdown fails what is still pending, with a clear message")
     CHECK_FALSE(late->wait().ok());
   });
 }
+
+TEST_CASE("runtime: a group is queued whole, and a name twice in one group is refused") {
+  spawn(2, [](int, core::Runtime& rt) {
+    std::vector<float> a(3, 1.0f), b(5, 2.0f);
+    BufferView av{a.data(), 3, DataType::kFloat32, {}}, bv{b.data(), 5, DataType::kFloat32, {}};
+    control::Request ra = req("ga", control::OpType::kAllreduce, DataType::kFloat32, {3});
+    control::Request rb = req("gb", control::OpType::kAllreduce, DataType::kFloat32, {5});
+    ra.group = rb.group = 1;
+    for (auto& h : rt.enqueue_group({ra, rb}, {av, bv}, {av, bv})) CHECK(h->wait().ok());
+    CHECK(a[0] == 2.0f);
+    CHECK(b[4] == 4.0f);
+    const auto twice = rt.enqueue_group({ra, ra}, {av, av}, {av, av});
+    for (auto& h : twice) CHECK(h->wait().message().find("already in flight") != std::string::npos);
+  });
+}
