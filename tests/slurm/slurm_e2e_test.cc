@@ -58,8 +58,9 @@ void wait_for_job(const std::string& job_id) {
 }
 
 std::vector<std::string> salloc(std::vector<std::string> hvdrun_args) {
-  std::vector<std::string> args = {"/usr/bin/salloc", "--quiet", "-N", "2", "--ntasks-per-node=4",
-                                   "--gres=gpu:4", HVDRUN_EXE, "--profile", kProfile};
+  std::vector<std::string> args = {
+      "/usr/bin/salloc", "--quiet",  "-N",        "2",     "--ntasks-per-node=4",
+      "--gres=gpu:4",    HVDRUN_EXE, "--profile", kProfile};
   args.insert(args.end(), hvdrun_args.begin(), hvdrun_args.end());
   return args;
 }
@@ -68,10 +69,9 @@ std::vector<std::string> salloc(std::vector<std::string> hvdrun_args) {
 
 TEST_CASE("hvdrun sbatch --submit: 8 ranks over 2 nodes with the right identity and GPU") {
   TempDir dir;
-  const ProcessResult submit =
-      run(hvdrun({"sbatch", "--profile", kProfile, "-N", "2", "-t", "00:05:00", "--log",
-                  dir.file("job.out"), "-o", dir.file("job.sbatch"), "--submit", "--",
-                  RANK_PROBE_EXE, "env"}));
+  const ProcessResult submit = run(hvdrun(
+      {"sbatch", "--profile", kProfile, "-N", "2", "-t", "00:05:00", "--log", dir.file("job.out"),
+       "-o", dir.file("job.sbatch"), "--submit", "--", RANK_PROBE_EXE, "env"}));
   REQUIRE_MESSAGE(submit.exit_code == 0, submit.err);
   const std::string job_id = split_lines(submit.out).at(0);
   CHECK(job_id.find_first_not_of("0123456789") == std::string::npos);
@@ -121,8 +121,8 @@ TEST_CASE("an Open MPI program launched by hvdrun through srun --mpi=pmix spans 
 
 TEST_CASE("a failing rank ends the step with its exit code and no task survives") {
   TempDir dir;
-  const ProcessResult r =
-      run(salloc({"--", RANK_PROBE_EXE, "fail", "5", "3", dir.path()}), {}, std::chrono::seconds(120));
+  const ProcessResult r = run(salloc({"--", RANK_PROBE_EXE, "fail", "5", "3", dir.path()}), {},
+                              std::chrono::seconds(120));
   INFO(r.err);
   CHECK(r.exit_code == 3);
   CHECK(r.err.find("first failure: rank 5 on node2 exited with code 3") != std::string::npos);
@@ -148,12 +148,12 @@ TEST_CASE("scancel --signal=USR1 reaches every rank") {
   REQUIRE_MESSAGE(up, read_text(dir.file("job.out")));
 }
 
-TEST_CASE("a signal for the batch shell (--signal=B:, scancel -b) reaches every rank through hvdrun") {
+TEST_CASE(
+    "a signal for the batch shell (--signal=B:, scancel -b) reaches every rank through hvdrun") {
   TempDir dir;
-  const ProcessResult submit = run(hvdrun({"sbatch", "--profile", kProfile, "-N", "2", "-t",
-                                           "00:05:00", "--signal-lead", "60", "--log",
-                                           dir.file("job.out"), "--submit", "--", RANK_PROBE_EXE,
-                                           "trap", dir.path()}));
+  const ProcessResult submit = run(
+      hvdrun({"sbatch", "--profile", kProfile, "-N", "2", "-t", "00:05:00", "--signal-lead", "60",
+              "--log", dir.file("job.out"), "--submit", "--", RANK_PROBE_EXE, "trap", dir.path()}));
   REQUIRE_MESSAGE(submit.exit_code == 0, submit.err);
   const std::string job_id = split_lines(submit.out).at(0);
   const bool up = wait_for_files(dir.path(), "pid", 8);
@@ -180,4 +180,12 @@ TEST_CASE("sbatch rejecting the script is a scheduler error that shows sbatch's 
   CHECK(r.exit_code == 4);
   CHECK(r.err.find("hvdrun: error: sbatch rejected the script: ") == 0);
   CHECK(r.err.find("artition") != std::string::npos);  // Slurm's own "invalid partition" text
+}
+
+TEST_CASE("libhvd across both nodes: runtime_probe under hvdrun inside salloc") {
+  const ProcessResult r = run({"/usr/bin/salloc", "--quiet", "-N", "2", "--ntasks-per-node=2",
+                               HVDRUN_EXE, "--profile", kProfile, "--", RUNTIME_PROBE_EXE});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("runtime_probe: 4 ranks ok") != std::string::npos);
 }

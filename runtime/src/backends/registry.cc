@@ -40,6 +40,9 @@ std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
   }
   ring::TcpOptions options;
   options.scope = scope;
+  // The address this rank used to reach hvdrun's store is one the other ranks can reach too,
+  // which a bare host name is not always (node aliases, hosts without DNS entries).
+  options.advertise_host = store.reachable_address();
   return std::make_unique<ring::TcpTransport>(store, world.rank, world.size, options);
 }
 

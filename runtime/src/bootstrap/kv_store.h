@@ -26,6 +26,9 @@ class KvStore {
   virtual std::string get(const std::string& key, std::chrono::milliseconds timeout) = 0;
   /// Returns once every rank has called barrier() with the same `name`.
   virtual void barrier(const std::string& name, std::chrono::milliseconds timeout) = 0;
+  /// An address of this host that the other ranks can reach, when the store knows one (hvdrun's
+  /// store: the local end of the connection to it). Empty otherwise.
+  virtual std::string reachable_address() const { return {}; }
 };
 
 }  // namespace hvd::bootstrap

@@ -11,6 +11,11 @@ namespace hvd::bootstrap {
 RendezvousStore::RendezvousStore(store::KvClient client, std::string run_id, int rank, int size)
     : client_(std::move(client)), run_id_(std::move(run_id)), rank_(rank), size_(size) {}
 
+std::string RendezvousStore::reachable_address() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return client_.local_address();
+}
+
 std::string RendezvousStore::where() const {
   return str_cat("hvdrun store at ", client_.endpoint(), ", run '", run_id_, "'");
 }

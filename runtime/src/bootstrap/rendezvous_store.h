@@ -33,11 +33,12 @@ class RendezvousStore final : public KvStore {
   std::string get(const std::string& key, std::chrono::milliseconds timeout) override;
   /// Throws TimeoutError saying how many of the ranks arrived.
   void barrier(const std::string& name, std::chrono::milliseconds timeout) override;
+  std::string reachable_address() const override;
 
  private:
   std::string where() const;  // "hvdrun store at host:port, run ID"
 
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   store::KvClient client_;
   std::string run_id_;
   int rank_;

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "store/kv_client.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <charconv>
 #include <limits>
@@ -157,6 +161,24 @@ KvClient connect_from_env(const std::map<std::string, std::string>& env, millise
     throw BootstrapError(str_cat(env::kStorePort, "='", port_text, "' is not a TCP port"));
   }
   return KvClient(host, static_cast<uint16_t>(port), timeout);
+}
+
+}  // namespace hvd::store
+
+namespace hvd::store {
+
+std::string KvClient::local_address() const {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  if (!fd_.valid() || getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+    return {};
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* raw =
+      addr.ss_family == AF_INET
+          ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&addr)->sin_addr)
+          : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&addr)->sin6_addr);
+  if (inet_ntop(addr.ss_family, raw, text, sizeof(text)) == nullptr) return {};
+  return text;
 }
 
 }  // namespace hvd::store

@@ -61,6 +61,9 @@ class KvClient {
 
   /// "host:port", for messages.
   const std::string& endpoint() const { return endpoint_; }
+  /// This end's address of the connection to the store (e.g. "10.1.2.3"): an address of this
+  /// host that the store's host can reach, and so usually the other ranks too. Empty if unknown.
+  std::string local_address() const;
 
  private:
   Reply call(const Request& request, std::chrono::milliseconds server_time,
