@@ -6,14 +6,14 @@
 #include <iostream>
 
 #include "binding/cpu_topology.h"
+#include "binding/gpu_inventory.h"
 #include "cli/slurm_run.h"
 #include "cli/timeline_finish.h"
-#include "binding/gpu_inventory.h"
 #include "config/data_dirs.h"
 #include "config/launch_config.h"
-#include "exec/supervisor.h"
 #include "exec/output_router.h"
 #include "exec/program_lookup.h"
+#include "exec/supervisor.h"
 #include "hvd/error.h"
 #include "plan/launch_plan.h"
 #include "plan/plan_json.h"
@@ -26,8 +26,11 @@ namespace {
 // A flag pair (--x / --no-x) that leaves `target` unset unless one of them is given.
 void add_switch(CLI::App& app, const std::string& on, const std::string& off,
                 std::optional<bool>& target, const std::string& help) {
-  app.add_flag_callback(on, [&target] { target = true; }, help);
-  if (!off.empty()) app.add_flag_callback(off, [&target] { target = false; }, "Turn off " + on);
+  app.add_flag_callback(
+      on, [&target] { target = true; }, help);
+  if (!off.empty())
+    app.add_flag_callback(
+        off, [&target] { target = false; }, "Turn off " + on);
 }
 
 void register_tunables(CLI::App& app, config::RunOptions& o) {
@@ -41,8 +44,9 @@ void register_tunables(CLI::App& app, config::RunOptions& o) {
   g->add_option("--timeline-filename", o.timeline_filename, "Write a Chrome-trace timeline here");
   add_switch(*g, "--timeline-mark-cycles", "", o.timeline_mark_cycles,
              "Mark each background cycle in the timeline");
-  g->add_flag_callback("--no-stall-check", [&o] { o.stall_check = false; },
-                       "Do not warn about ranks that fall behind");
+  g->add_flag_callback(
+      "--no-stall-check", [&o] { o.stall_check = false; },
+      "Do not warn about ranks that fall behind");
   g->add_option("--stall-check-warning-time-seconds", o.stall_warning_seconds,
                 "Warn after this long waiting for other ranks (60)");
   g->add_option("--stall-check-shutdown-time-seconds", o.stall_shutdown_seconds,
@@ -60,8 +64,10 @@ std::vector<exec::Child> local_children(const plan::LaunchPlan& p, const EnvMap&
   for (const plan::RankPlan& r : p.ranks) {
     EnvMap full = env;
     for (const auto& [key, value] : r.env) full[key] = value;
-    exec::Child c{str_cat("rank ", r.rank, " on ", r.host), {p.program, p.command, {}, r.binding.cpus},
-                  r.rank, {}};
+    exec::Child c{str_cat("rank ", r.rank, " on ", r.host),
+                  {p.program, p.command, {}, r.binding.cpus},
+                  r.rank,
+                  {}};
     for (const auto& [key, value] : full) c.request.env.push_back(key + "=" + value);
     children.push_back(std::move(c));
   }
@@ -119,8 +125,8 @@ std::vector<std::string> take_command(const std::vector<std::string>& remaining)
   if (remaining.front() == "--") return {remaining.begin() + 1, remaining.end()};
   const std::string& first = remaining.front();
   if (first.size() > 1 && first[0] == '-') {
-    throw UsageError(str_cat("unknown option '", first,
-                             "'; see hvdrun --help (put the program after --)"));
+    throw UsageError(
+        str_cat("unknown option '", first, "'; see hvdrun --help (put the program after --)"));
   }
   return remaining;
 }
@@ -134,8 +140,9 @@ std::vector<std::string> take_command(const CLI::App& sub, const CLI::App& app) 
 int run_command(const config::RunOptions& opts, const EnvMap& env) {
   const bool in_job = slurm::in_allocation(env);
   if (opts.launcher == "slurm" && !in_job) {
-    throw SchedulerError("--launcher slurm: not inside a Slurm job (SLURM_JOB_ID is not set); "
-                         "start hvdrun from salloc or a batch script, or use hvdrun sbatch");
+    throw SchedulerError(
+        "--launcher slurm: not inside a Slurm job (SLURM_JOB_ID is not set); "
+        "start hvdrun from salloc or a batch script, or use hvdrun sbatch");
   }
   if (opts.launcher == "slurm" || (opts.launcher == "auto" && in_job)) {
     return run_in_allocation(opts, env);
@@ -144,8 +151,8 @@ int run_command(const config::RunOptions& opts, const EnvMap& env) {
 }
 
 int run_local(const config::RunOptions& opts, const EnvMap& env) {
-  const config::LaunchConfig cfg = config::resolve_launch_config(
-      opts, config::defaults_file(), local::this_machine_names());
+  const config::LaunchConfig cfg =
+      config::resolve_launch_config(opts, config::defaults_file(), local::this_machine_names());
   const std::string program = exec::resolve_program(cfg.command.front(), env);
 
   plan::MachineFacts facts;
@@ -168,8 +175,8 @@ int run_local(const config::RunOptions& opts, const EnvMap& env) {
   ep.master_port = net::pick_free_port("127.0.0.1");
   ep.run_id = plan::make_run_id();
   const plan::LaunchPlan p = plan::build_local_plan(cfg, facts, ep, program);
-  exec::OutputRouter router(p.size, cfg.settings.launcher.tag_output, cfg.output_dir,
-                            STDOUT_FILENO, STDERR_FILENO);
+  exec::OutputRouter router(p.size, cfg.settings.launcher.tag_output, cfg.output_dir, STDOUT_FILENO,
+                            STDERR_FILENO);
   exec::Supervisor supervisor(local_children(p, env), router,
                               std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds));
   const int code = supervisor.run();
