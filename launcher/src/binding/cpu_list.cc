@@ -15,9 +15,6 @@ constexpr int kMaxCpu = 65535;
 
 using util::trim;
 
-// A whole-string non-negative decimal no larger than kMaxCpu; -1 otherwise.
-int parse_cpu_number(std::string_view s) { return util::parse_decimal(s, kMaxCpu); }
-
 void sort_unique(std::vector<int>& cpus) {
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
@@ -45,22 +42,15 @@ std::vector<int> parse_cpu_list(std::string_view text) {
   const std::string_view body = trim(text);
   std::vector<int> cpus;
   if (body.empty()) return cpus;
-  size_t start = 0;
-  while (start <= body.size()) {
-    const size_t comma = std::min(body.find(',', start), body.size());
-    const std::string_view piece = body.substr(start, comma - start);
-    const size_t dash = piece.find('-');
-    const int first = parse_cpu_number(piece.substr(0, dash));
-    const int last =
-        dash == std::string_view::npos ? first : parse_cpu_number(piece.substr(dash + 1));
-    if (first < 0 || last < first) {
+  util::for_each_item(body, [&](std::string_view piece) {
+    const auto [first, last] = util::parse_range(piece, kMaxCpu);
+    if (first < 0) {
       throw ConfigError(str_cat("cpu list '", body, "': '", piece,
                                 "' is not a CPU number or an ascending range N-M (0..", kMaxCpu,
                                 ")"));
     }
     for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
-    start = comma + 1;
-  }
+  });
   sort_unique(cpus);
   return cpus;
 }

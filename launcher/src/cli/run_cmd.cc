@@ -156,9 +156,7 @@ int run_local(const config::RunOptions& opts, const EnvMap& env) {
   const std::string program = exec::resolve_program(cfg.command.front(), env);
 
   plan::MachineFacts facts;
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  facts.hostname = host;
+  facts.hostname = local::this_host_name();
   facts.topology = binding::load_cpu_topology();
   facts.gpus = binding::find_gpus(env);
   if (!facts.gpus.empty()) binding::fill_gpu_numa(facts.gpus);

@@ -17,6 +17,7 @@
 #include "exec/supervisor.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
+#include "local/host_spec.h"
 #include "plan/launch_plan.h"
 #include "profile/profile_catalog.h"
 #include "profile/profile_guards.h"
@@ -29,12 +30,6 @@
 
 namespace hvd::launcher::cli {
 namespace {
-
-std::string this_host() {
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  return host;
-}
 
 // Everything the srun step needs, decided before anything starts.
 struct StepPlan {
@@ -113,8 +108,10 @@ nlohmann::json predicted_ranks(const StepPlan& p, const EnvMap& env) {
       if (p.alloc.gpus_on_node < 0 && p.profile.gpus_per_node > 0) {
         inherited["SLURM_GPUS_ON_NODE"] = std::to_string(p.profile.gpus_per_node);
       }
-      ranks.push_back({{"rank", rank}, {"node", t.step_nodes[static_cast<size_t>(node)]},
-                       {"local_rank", local}, {"env", slurm::task_env(t, p.task_options, inherited)}});
+      ranks.push_back({{"rank", rank},
+                       {"node", t.step_nodes[static_cast<size_t>(node)]},
+                       {"local_rank", local},
+                       {"env", slurm::task_env(t, p.task_options, inherited)}});
     }
   }
   return ranks;
@@ -124,8 +121,10 @@ nlohmann::json plan_json(const StepPlan& p, const EnvMap& env) {
   return {{"mode", "slurm"},
           {"profile", {{"name", p.profile.name}, {"sources", p.profile.sources}}},
           {"job", {{"id", p.alloc.job_id}, {"nodes", p.alloc.nodes}}},
-          {"step", {{"nodes", p.shape.nodes}, {"ntasks", p.shape.ntasks},
-                    {"tasks_per_node", p.shape.tasks_per_node}}},
+          {"step",
+           {{"nodes", p.shape.nodes},
+            {"ntasks", p.shape.ntasks},
+            {"tasks_per_node", p.shape.tasks_per_node}}},
           {"srun", p.srun},
           {"srun_line", slurm::shell_join(p.srun)},
           {"step_env", p.step_env},
@@ -138,7 +137,7 @@ nlohmann::json plan_json(const StepPlan& p, const EnvMap& env) {
 
 profile::SiteProfile resolve_profile(const std::string& requested, const EnvMap& env) {
   if (!requested.empty()) return profile::find_profile(requested, env);
-  const std::optional<std::string> detected = profile::detect_profile(env, this_host());
+  const std::optional<std::string> detected = profile::detect_profile(env, local::this_host_name());
   return detected ? profile::find_profile(*detected, env) : profile::embedded_local_profile();
 }
 
@@ -157,7 +156,7 @@ int run_in_allocation(const config::RunOptions& opts, const EnvMap& env) {
   }
   exec::block_forwarded_signals();  // before the store's thread starts: it inherits the mask
   store::KvServer store("0.0.0.0", 0);
-  p.step_env[env::kStoreAddr] = slurm::node_address(this_host(), env);
+  p.step_env[env::kStoreAddr] = slurm::node_address(local::this_host_name(), env);
   p.step_env[env::kStorePort] = std::to_string(store.port());
   p.step_env[env::kRunId] = plan::make_run_id();
 

@@ -29,8 +29,8 @@ int parse_slots(const std::string& text) {
 bool valid_host_name(const std::string& name) {
   if (name.empty()) return false;
   for (char c : name) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ||
-                    c == '_' || c == ':';
+    const bool ok =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' || c == ':';
     if (!ok) return false;
   }
   return true;
@@ -50,7 +50,8 @@ std::vector<HostSlots> parse_host_list(const std::string& text) {
     h.name = colon == std::string::npos ? entry : entry.substr(0, colon);
     if (colon != std::string::npos) h.slots = parse_slots(entry.substr(colon + 1));
     if (!valid_host_name(h.name) || h.name.find(':') != std::string::npos) {
-      throw UsageError(str_cat("-H: '", entry, "' is not host[:slots]; expected e.g. -H localhost:4"));
+      throw UsageError(
+          str_cat("-H: '", entry, "' is not host[:slots]; expected e.g. -H localhost:4"));
     }
     if (h.slots < 1) {
       throw UsageError(str_cat("-H: '", entry, "': slots must be a positive integer"));
@@ -83,8 +84,8 @@ std::vector<HostSlots> parse_hostfile_text(const std::string& text, const std::s
     }
     if (!rest.empty() || h.slots < 1 || !valid_host_name(h.name) ||
         h.name.find(':') != std::string::npos) {
-      throw ConfigError(str_cat(path, ":", number, ": '", line,
-                                "' is not 'host slots=N', 'host:N' or 'host'"));
+      throw ConfigError(
+          str_cat(path, ":", number, ": '", line, "' is not 'host slots=N', 'host:N' or 'host'"));
     }
     hosts.push_back(h);
   }
@@ -100,12 +101,15 @@ std::vector<HostSlots> parse_hostfile(const std::string& path) {
   return parse_hostfile_text(text.str(), path);
 }
 
+std::string this_host_name() {
+  char host[256] = {};
+  return gethostname(host, sizeof(host) - 1) == 0 ? std::string(host) : std::string();
+}
+
 std::set<std::string> this_machine_names() {
   std::set<std::string> names = {"localhost", "127.0.0.1", "::1", "localhost.localdomain"};
-  char host[256] = {};
-  if (gethostname(host, sizeof(host) - 1) == 0) {
-    names.insert(host);
-    const std::string full(host);
+  if (const std::string full = this_host_name(); !full.empty()) {
+    names.insert(full);
     names.insert(full.substr(0, full.find('.')));
   }
   ifaddrs* addrs = nullptr;
@@ -139,7 +143,8 @@ void require_local_hosts(const std::vector<HostSlots>& hosts, const std::set<std
   if (hosts.size() > 1) {
     throw UsageError(str_cat(origin, ": '", hosts[0].name, "' and '", hosts[1].name,
                              "' both name this machine; list it once with the total slots, "
-                             "e.g. localhost:", hosts[0].slots + hosts[1].slots));
+                             "e.g. localhost:",
+                             hosts[0].slots + hosts[1].slots));
   }
 }
 

@@ -23,6 +23,9 @@ std::vector<HostSlots> parse_host_list(const std::string& text);
 std::vector<HostSlots> parse_hostfile(const std::string& path);
 std::vector<HostSlots> parse_hostfile_text(const std::string& text, const std::string& path);
 
+/// This machine's host name (gethostname); empty if it cannot be read.
+std::string this_host_name();
+
 /// The names and addresses by which this machine knows itself: localhost, loopback addresses,
 /// its host name (short and as given) and the addresses of its interfaces.
 std::set<std::string> this_machine_names();

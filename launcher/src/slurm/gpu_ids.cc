@@ -16,9 +16,6 @@ constexpr int kMaxGpuId = 65535;
 
 using util::trim;
 
-// A whole-string non-negative decimal no larger than kMaxGpuId; -1 otherwise.
-int parse_gpu_id(std::string_view s) { return util::parse_decimal(s, kMaxGpuId); }
-
 }  // namespace
 
 std::vector<int> parse_gpu_ids(std::string_view text) {
@@ -26,14 +23,9 @@ std::vector<int> parse_gpu_ids(std::string_view text) {
   std::vector<int> ids;
   if (body.empty()) return ids;
   std::vector<bool> seen(kMaxGpuId + 1, false);
-  size_t start = 0;
-  while (start <= body.size()) {
-    const size_t comma = std::min(body.find(',', start), body.size());
-    const std::string_view piece = body.substr(start, comma - start);
-    const size_t dash = piece.find('-');
-    const int first = parse_gpu_id(piece.substr(0, dash));
-    const int last = dash == std::string_view::npos ? first : parse_gpu_id(piece.substr(dash + 1));
-    if (first < 0 || last < first) {
+  util::for_each_item(body, [&](std::string_view piece) {
+    const auto [first, last] = util::parse_range(piece, kMaxGpuId);
+    if (first < 0) {
       throw SchedulerError(str_cat("GPU list '", text, "': '", piece,
                                    "' is not a GPU index or an ascending range N-M (0..", kMaxGpuId,
                                    ")"));
@@ -45,8 +37,7 @@ std::vector<int> parse_gpu_ids(std::string_view text) {
       seen[static_cast<size_t>(id)] = true;
       ids.push_back(id);
     }
-    start = comma + 1;
-  }
+  });
   return ids;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "hvd/error.h"
+#include "util/text.h"
 
 namespace hvd::launcher::slurm {
 namespace {
@@ -100,12 +101,7 @@ void expand_range(std::string_view text, std::string_view range, std::vector<std
 std::vector<std::string> expand_group(std::string_view text, std::string_view group) {
   if (group.empty()) fail(text, "empty brackets '[]'");
   std::vector<std::string> values;
-  size_t start = 0;
-  while (start <= group.size()) {
-    const size_t comma = std::min(group.find(',', start), group.size());
-    expand_range(text, group.substr(start, comma - start), values);
-    start = comma + 1;
-  }
+  util::for_each_item(group, [&](std::string_view range) { expand_range(text, range, values); });
   return values;
 }
 

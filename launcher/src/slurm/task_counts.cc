@@ -48,12 +48,7 @@ std::vector<int> expand_task_counts(std::string_view text) {
   const std::string_view body = trim(text);
   std::vector<int> counts;
   if (body.empty()) return counts;
-  size_t start = 0;
-  while (start <= body.size()) {
-    const size_t comma = std::min(body.find(',', start), body.size());
-    expand_entry(text, body.substr(start, comma - start), counts);
-    start = comma + 1;
-  }
+  util::for_each_item(body, [&](std::string_view entry) { expand_entry(text, entry, counts); });
   return counts;
 }
 

@@ -2,8 +2,10 @@
 #pragma once
 // Small text helpers shared by the launcher's parsers (CPU lists, GPU ids, task counts, hosts).
 
+#include <algorithm>
 #include <charconv>
 #include <string_view>
+#include <utility>
 
 namespace hvd::launcher::util {
 
@@ -24,6 +26,29 @@ inline int parse_decimal(std::string_view s, int max) {
   const auto [ptr, ec] = std::from_chars(s.data(), end, value);
   if (ec != std::errc() || ptr != end) return -1;
   return value <= max ? value : -1;
+}
+
+/// Calls fn(item) for every comma-separated item of `s`, in order, empty items included (so that
+/// callers can refuse "a,,b").
+template <typename Fn>
+void for_each_item(std::string_view s, Fn fn) {
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = std::min(s.find(',', start), s.size());
+    fn(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+}
+
+/// The bounds of a list item "N" or "N-M" (N <= M, both at most `max`), as in CPU and GPU lists;
+/// {-1, -1} when it is neither.
+inline std::pair<int, int> parse_range(std::string_view item, int max) {
+  const size_t dash = item.find('-');
+  const int first = parse_decimal(item.substr(0, dash), max);
+  const int last =
+      dash == std::string_view::npos ? first : parse_decimal(item.substr(dash + 1), max);
+  if (first < 0 || last < first) return {-1, -1};
+  return {first, last};
 }
 
 }  // namespace hvd::launcher::util
