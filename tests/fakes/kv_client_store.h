@@ -35,6 +35,8 @@ class KvClientStore final : public bootstrap::KvStore {
     if (client_.add(base + "/count", 1) == size_) client_.set(base + "/done", "1");
     client_.get(base + "/done", timeout);
   }
+  /// 127.0.0.1 in these tests, as for hvdrun's store: what a TCP transport advertises.
+  std::string reachable_address() const override { return client_.local_address(); }
 
  private:
   store::KvClient client_;

@@ -5,10 +5,14 @@
 // first dimensions, reducescatter, alltoall, barrier, and shutdown. Prints one summary line from
 // rank 0 and exits non-zero on the first wrong value.
 //
-//   runtime_probe                 all of the above
+//   runtime_probe                 all of the above, plus every dtype and op (with scale
+//                                 factors) and one 64 MiB tensor (runtime_probe_typed.cc)
 //   runtime_probe kill-rank R     rank R SIGKILLs itself after the first collectives; the
 //                                 others print the error their next collective fails with
 //                                 ("rank N: survivor error: ...") and exit 4
+//   runtime_probe stall R S       rank R enqueues "late.tensor" S seconds after the others,
+//                                 so that a short HOROVOD_STALL_CHECK_TIME_SECONDS makes
+//                                 the coordinator log a stall warning naming it and rank R
 
 #include <signal.h>
 
@@ -20,11 +24,15 @@
 #include <string>
 #include <vector>
 
+#include <chrono>
+#include <thread>
+
 #include "hvd/hvd.h"
+#include "runtime_probe.h"
 
 namespace {
-
 int failures = 0;
+}  // namespace
 
 void expect(bool ok, const std::string& what) {
   if (!ok) {
@@ -39,6 +47,8 @@ void must(const hvd::Status& s, const std::string& what) {
     std::exit(3);
   }
 }
+
+namespace {
 
 template <typename T>
 hvd::TensorView view(std::vector<T>& v, hvd::DataType dtype, std::vector<int64_t> shape) {
@@ -154,8 +164,18 @@ int survive_a_dead_peer(int rank, int victim) {
   }
 }
 
+// One rank comes late to a tensor: the others wait for it, and the stall inspector reports it.
+void late_rank(int rank, int late, double seconds) {
+  if (rank == late) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  std::vector<float> v(16, 1.0f);
+  const auto t = view(v, hvd::DataType::kFloat32, {16});
+  must(hvd::allreduce_async("late.tensor", t, t, hvd::ReduceOp::kSum).wait(), "late.tensor");
+  expect(v[0] == static_cast<float>(hvd::size()), "late.tensor sum");
+}
+
 int main(int argc, char** argv) {
   const bool kill_mode = argc == 3 && std::string(argv[1]) == "kill-rank";
+  const bool stall_mode = argc == 4 && std::string(argv[1]) == "stall";
   // In kill-rank mode, ignore hvdrun's SIGTERM (sent when it sees the victim die), from the
   // start, so that what ends the survivors is the runtime noticing the dead peer.
   if (kill_mode) signal(SIGTERM, SIG_IGN);
@@ -164,6 +184,12 @@ int main(int argc, char** argv) {
   allreduce_ops(rank, size);
   if (kill_mode) {
     return survive_a_dead_peer(rank, std::atoi(argv[2]));
+  }
+  if (stall_mode) {
+    late_rank(rank, std::atoi(argv[2]), std::atof(argv[3]));
+  } else {
+    allreduce_every_dtype_and_op(rank, size);
+    allreduce_64_mib(rank, size);
   }
   many_small_fused(rank, size);
   many_small_fused(rank, size);  // the second step runs from the response cache

@@ -61,3 +61,27 @@ TEST_CASE("the merged timeline is valid JSON even when a rank was killed") {
   CHECK(pids.count(0) == 1);
   CHECK(pids.count(2) == 1);  // the killed rank's events up to its death
 }
+
+TEST_CASE("the stall inspector names a tensor that one rank is late for, and its rank") {
+  // Rank 2 enqueues "late.tensor" 1.5 s after the others; the warning threshold is 0.3 s.
+  const ProcessResult r = run(hvdrun({"-np", "3", "--", RUNTIME_PROBE_EXE, "stall", "2", "1.5"}),
+                              {{"HOROVOD_STALL_CHECK_TIME_SECONDS", "0.3"}});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);  // a stall is a warning: the tensor still completes
+  // Logged by the coordinator (rank 0), whose output hvdrun tags with its rank.
+  CHECK_MESSAGE(r.err.find("[0]<stderr>:[missing ranks: 2] tensor: late.tensor") !=
+                    std::string::npos,
+                r.err);
+}
+
+TEST_CASE("--hierarchical-allreduce on one host runs the hierarchical backend") {
+  TempDir dir;
+  const std::string base = dir.file("trace.json");
+  const ProcessResult r = run(hvdrun({"-np", "4", "--hierarchical-allreduce", "--timeline-filename",
+                                      base, "--", RUNTIME_PROBE_EXE}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::set<std::string> phases;
+  for (const json& e : json::parse(read_text(base))) phases.insert(e.value("name", ""));
+  CHECK(phases.count("RING/HIERARCHICAL/SHM_ALLREDUCE") == 1);
+  CHECK(phases.count("RING/SHM_BROADCAST") == 0);  // other collectives keep the flat transport,
+  CHECK(phases.count("RING/HIERARCHICAL/SHM_BROADCAST") == 1);  // under the backend's name
+}

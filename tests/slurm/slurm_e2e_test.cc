@@ -189,3 +189,18 @@ TEST_CASE("libhvd across both nodes: runtime_probe under hvdrun inside salloc") 
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("runtime_probe: 4 ranks ok") != std::string::npos);
 }
+
+TEST_CASE("hierarchical allreduce across both nodes: shared memory within, TCP between") {
+  TempDir dir;
+  const std::string trace = dir.file("trace.json");
+  const ProcessResult r = run({"/usr/bin/salloc", "--quiet", "-N", "2", "--ntasks-per-node=2",
+                               HVDRUN_EXE, "--profile", kProfile, "--hierarchical-allreduce",
+                               "--timeline-filename", trace, "--", RUNTIME_PROBE_EXE});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("runtime_probe: 4 ranks ok") != std::string::npos);
+  // The allreduces ran on the hierarchical backend (two hosts of two ranks), not the flat ring.
+  std::set<std::string> phases;
+  for (const json& e : json::parse(read_text(trace))) phases.insert(e.value("name", ""));
+  CHECK(phases.count("RING/HIERARCHICAL/TCP_ALLREDUCE") == 1);
+}

@@ -152,7 +152,7 @@ int run_command(const config::RunOptions& opts, const EnvMap& env) {
 
 int run_local(const config::RunOptions& opts, const EnvMap& env) {
   const config::LaunchConfig cfg =
-      config::resolve_launch_config(opts, config::defaults_file(), local::this_machine_names());
+      config::resolve_launch_config(opts, config::defaults_file(), local::this_machine_names(), env);
   const std::string program = exec::resolve_program(cfg.command.front(), env);
 
   plan::MachineFacts facts;

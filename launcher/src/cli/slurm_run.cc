@@ -45,7 +45,7 @@ struct StepPlan {
 
 StepPlan plan_step(const config::RunOptions& opts, const EnvMap& env) {
   StepPlan p;
-  p.settings = config::resolve_settings(opts, config::defaults_file(), p.sources);
+  p.settings = config::resolve_settings(opts, config::defaults_file(), p.sources, env);
   if (opts.command.empty()) {
     throw UsageError("no program given: put it after the options, e.g. hvdrun -- python3 train.py");
   }

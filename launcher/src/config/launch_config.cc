@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "config/tunables_from_env.h"
 #include "config/yaml_file.h"
 #include "hvd/error.h"
 
@@ -26,7 +27,7 @@ std::vector<local::HostSlots> requested_hosts(const RunOptions& opts) {
 }  // namespace
 
 Settings resolve_settings(const RunOptions& opts, const std::string& defaults_path,
-                          std::vector<std::string>& sources) {
+                          std::vector<std::string>& sources, const EnvMap& env) {
   Settings settings;
   std::error_code ec;
   if (!defaults_path.empty() && std::filesystem::exists(defaults_path, ec)) {
@@ -34,6 +35,8 @@ Settings resolve_settings(const RunOptions& opts, const std::string& defaults_pa
     validate(settings, defaults_path);
     sources.push_back(defaults_path);
   }
+  apply_environment(settings.tunables, env);
+  validate(settings, "environment");
   if (!opts.config_file.empty()) {
     apply_yaml(settings, load_yaml_file(opts.config_file), opts.config_file);
     validate(settings, opts.config_file);
@@ -62,9 +65,9 @@ void apply_flags(Settings& settings, const RunOptions& opts) {
 }
 
 LaunchConfig resolve_launch_config(const RunOptions& opts, const std::string& defaults_path,
-                                   const std::set<std::string>& machine_names) {
+                                   const std::set<std::string>& machine_names, const EnvMap& env) {
   LaunchConfig cfg;
-  cfg.settings = resolve_settings(opts, defaults_path, cfg.sources);
+  cfg.settings = resolve_settings(opts, defaults_path, cfg.sources, env);
   cfg.bind_to = binding::parse_bind_policy(cfg.settings.launcher.bind_to);
 
   if (opts.num_proc && *opts.num_proc < 1) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "binding/binding_policy.h"
+#include "config/env_map.h"
 #include "config/run_options.h"
 #include "config/tunables.h"
 #include "local/host_spec.h"
@@ -29,12 +30,13 @@ struct LaunchConfig {
 /// stand); `machine_names` decides which -H hosts are this machine.
 /// Throws UsageError for inconsistent flags and ConfigError for bad files.
 LaunchConfig resolve_launch_config(const RunOptions& opts, const std::string& defaults_path,
-                                   const std::set<std::string>& machine_names);
+                                   const std::set<std::string>& machine_names,
+                                   const EnvMap& env = {});
 
-/// The settings layers alone (defaults file, --config-file, flags), validated; `sources` gets
-/// the files that were merged.
+/// The settings layers alone (defaults file, HOROVOD_* in `env`, --config-file, flags),
+/// validated; `sources` gets the files that were merged.
 Settings resolve_settings(const RunOptions& opts, const std::string& defaults_path,
-                          std::vector<std::string>& sources);
+                          std::vector<std::string>& sources, const EnvMap& env = {});
 
 /// Applies the command-line layer of `opts` on top of `settings`.
 void apply_flags(Settings& settings, const RunOptions& opts);

@@ -39,8 +39,8 @@ struct RunOptions {
   std::optional<std::string> timeline_filename;
   std::optional<bool> timeline_mark_cycles;
   std::optional<bool> stall_check;
-  std::optional<int> stall_warning_seconds;
-  std::optional<int> stall_shutdown_seconds;
+  std::optional<double> stall_warning_seconds;
+  std::optional<double> stall_shutdown_seconds;
   std::optional<std::string> log_level;
 
   std::vector<std::string> command;  // PROGRAM ARGS...

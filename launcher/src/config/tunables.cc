@@ -48,10 +48,10 @@ void apply_stall_check(Tunables& t, const YAML::Node& node, const std::string& f
              {"enabled", "warning_time_seconds", "shutdown_time_seconds"});
   if (auto n = node["enabled"]) t.stall_check_enabled = as_bool(file, n, "stall_check.enabled");
   if (auto n = node["warning_time_seconds"]) {
-    t.stall_warning_seconds = as_int(file, n, "stall_check.warning_time_seconds");
+    t.stall_warning_seconds = as_double(file, n, "stall_check.warning_time_seconds");
   }
   if (auto n = node["shutdown_time_seconds"]) {
-    t.stall_shutdown_seconds = as_int(file, n, "stall_check.shutdown_time_seconds");
+    t.stall_shutdown_seconds = as_double(file, n, "stall_check.shutdown_time_seconds");
   }
 }
 
@@ -104,8 +104,8 @@ void validate(const Settings& s, const std::string& origin) {
   if (!(t.fusion_threshold_mb >= 0)) fail("fusion threshold must be >= 0 MB");
   if (!(t.cycle_time_ms > 0)) fail("cycle time must be > 0 ms");
   if (t.cache_capacity < 0) fail("cache capacity must be >= 0");
-  if (t.stall_warning_seconds < 0) fail("stall check warning time must be >= 0 seconds");
-  if (t.stall_shutdown_seconds < 0) fail("stall check shutdown time must be >= 0 seconds");
+  if (!(t.stall_warning_seconds > 0)) fail("stall check warning time must be > 0 seconds");
+  if (!(t.stall_shutdown_seconds >= 0)) fail("stall check shutdown time must be >= 0 seconds");
   if (s.launcher.kill_grace_seconds < 0) fail("kill grace must be >= 0 seconds");
 }
 
@@ -121,8 +121,8 @@ std::map<std::string, std::string> tunables_env(const Tunables& t) {
     env[env::kTimelineMarkCycles] = t.timeline_mark_cycles ? "1" : "0";
   }
   env[env::kStallCheckDisable] = t.stall_check_enabled ? "0" : "1";
-  env[env::kStallCheckTime] = std::to_string(t.stall_warning_seconds);
-  env[env::kStallShutdownTime] = std::to_string(t.stall_shutdown_seconds);
+  env[env::kStallCheckTime] = number_text(t.stall_warning_seconds);
+  env[env::kStallShutdownTime] = number_text(t.stall_shutdown_seconds);
   env[env::kLogLevel] = t.log_level;
   return env;
 }

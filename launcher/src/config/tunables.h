@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Settings: the runtime's tunables (horovodrun's --config-file sections, same names and units)
-// and the launcher's own defaults. Built-in values < configs/defaults.yaml < --config-file <
-// command line; each layer is applied on top of the previous one.
+// and the launcher's own defaults. Built-in values < configs/defaults.yaml < HOROVOD_* in the
+// environment < --config-file < command line; each layer is applied on top of the previous one.
 
 #include <map>
 #include <string>
@@ -21,8 +21,8 @@ struct Tunables {
   std::string timeline_filename;     // timeline.filename; empty = no timeline
   bool timeline_mark_cycles = false;
   bool stall_check_enabled = true;
-  int stall_warning_seconds = 60;
-  int stall_shutdown_seconds = 0;    // 0 = never shut down
+  double stall_warning_seconds = 60;
+  double stall_shutdown_seconds = 0;  // 0 = never shut down
   std::string log_level = "warning";
 };
 

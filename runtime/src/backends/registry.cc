@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/registry.h"
 
+#include <iostream>
+
+#include "backends/ring/hierarchical_backend.h"
 #include "backends/ring/ring_backend.h"
-#include "backends/ring/shm_transport.h"
-#include "backends/ring/tcp_transport.h"
+#include "backends/ring/transport_factory.h"
 #include "bootstrap/launch_probe.h"
 #include "hvd/build_config.h"
 #include "hvd/env_keys.h"
@@ -33,17 +35,7 @@ std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
                                                      bootstrap::KvStore& store,
                                                      const bootstrap::WorldInfo& world,
                                                      const std::string& scope) {
-  if (kind == "shm") {
-    ring::ShmOptions options;
-    options.scope = scope;
-    return std::make_unique<ring::ShmTransport>(store, world.rank, world.size, options);
-  }
-  ring::TcpOptions options;
-  options.scope = scope;
-  // The address this rank used to reach hvdrun's store is one the other ranks can reach too,
-  // which a bare host name is not always (node aliases, hosts without DNS entries).
-  options.advertise_host = store.reachable_address();
-  return std::make_unique<ring::TcpTransport>(store, world.rank, world.size, options);
+  return ring::make_transport(kind, store, world.rank, world.size, scope);
 }
 
 std::string choose_host_backend(const EnvMap& env) {
@@ -60,14 +52,23 @@ std::string choose_host_backend(const EnvMap& env) {
 std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std::string& ring_kind,
                                            const EnvMap& env, bootstrap::KvStore& store,
                                            const bootstrap::WorldInfo& world) {
+  const bool hierarchical = env_bool(env, env::kHierarchicalAllreduce, false);
 #if HVD_HAVE_MPI
   if (backend == "mpi") {
+    if (hierarchical && world.rank == 0) {
+      std::cerr << "libhvd: warning: " << env::kHierarchicalAllreduce << " applies to the "
+                << "built-in ring; with " << env::kBackend << "=mpi the MPI library picks "
+                << "its own algorithm" << std::endl;
+    }
     return std::make_unique<mpi::MpiBackend>(world, bootstrap::probe_mpi(env));
   }
-#else
-  (void)env;
 #endif
   HVD_CHECK(backend == "ring", "unknown host backend '", backend, "'");
+  if (hierarchical) {
+    // Within a host the ranks share memory unless TCP was forced for everything.
+    const std::string local = env_string(env, env::kRingTransport, "auto") == "tcp" ? "tcp" : "shm";
+    return ring::make_hierarchical_backend({ring_kind, local}, store, world);
+  }
   return std::make_unique<ring::RingBackend>(make_ring_transport(ring_kind, store, world, "data"),
                                              ring_kind);
 }

@@ -33,7 +33,8 @@ std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
 std::string choose_host_backend(const EnvMap& env);
 
 /// The backend for host tensors: `backend` from choose_host_backend(); the ring runs over a
-/// transport of `ring_kind` (choose_ring_transport()). Collective: every rank calls it with the
+/// transport of `ring_kind` (choose_ring_transport()), and with HOROVOD_HIERARCHICAL_ALLREDUCE
+/// its allreduce goes through the hosts (ring/hierarchical_backend.h). Collective: every rank calls it with the
 /// same arguments. The MPI backend reads `env` to tell whether an MPI launcher started the
 /// process, and throws ConfigError when none did (see backends/mpi/mpi_backend.h).
 std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std::string& ring_kind,

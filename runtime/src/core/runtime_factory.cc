@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/runtime_factory.h"
 
-#include <iostream>
-
 #include "backends/registry.h"
 #include "bootstrap/bootstrap.h"
 #include "core/transport_channel.h"
@@ -38,14 +36,6 @@ Instance make_instance(const EnvMap& env) {
       backends::make_ring_transport(kind, *b.store, b.world, "ctl"));
   // With HVD_BACKEND=mpi only tensors go over MPI; the control channel above stays on the ring.
   auto backend = backends::make_host_backend(host_backend, kind, env, *b.store, b.world);
-  if (env_bool(env, env::kHierarchicalAllreduce, false) && b.world.rank == 0) {
-    // Accepted so that horovodrun command lines work unchanged, but not built yet: say so
-    // rather than ignore it silently.
-    std::cerr << "libhvd: warning: " << env::kHierarchicalAllreduce
-              << " is set, but hierarchical allreduce is not implemented yet; using the flat "
-                 "ring"
-              << std::endl;
-  }
   instance.runtime = std::make_unique<Runtime>(b.world, std::move(channel), std::move(backend),
                                                runtime_options_from_env(env));
   instance.store = std::move(b.store);

@@ -2,6 +2,10 @@
 #include "config/launch_config.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "hvd/error.h"
 
@@ -59,4 +63,35 @@ TEST_CASE("launch_config: flags override settings one by one") {
   CHECK(s.tunables.cycle_time_ms == 1);  // untouched
   CHECK_FALSE(s.launcher.tag_output);
   CHECK(s.launcher.bind_to == "none");
+}
+
+TEST_CASE("HOROVOD_* in the environment beat the defaults and lose to the config file and flags") {
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("hvd_env_layer_test_" + std::to_string(getpid()) + ".yaml"))
+                               .string();
+  std::ofstream(file) << "params:\n  cycle_time_ms: 3\n";
+  const hvd::launcher::EnvMap env = {{"HOROVOD_CYCLE_TIME", "7"},
+                                     {"HOROVOD_FUSION_THRESHOLD", "2097152"},
+                                     {"HOROVOD_STALL_CHECK_TIME_SECONDS", "0.5"}};
+  config::RunOptions o = with_command();
+  o.num_proc = 1;
+  config::Settings s = config::resolve_launch_config(o, "", kNames, env).settings;
+  CHECK(s.tunables.cycle_time_ms == 7);
+  CHECK(s.tunables.fusion_threshold_mb == 2);
+  CHECK(s.tunables.stall_warning_seconds == 0.5);
+  o.config_file = file;
+  CHECK(config::resolve_launch_config(o, "", kNames, env).settings.tunables.cycle_time_ms == 3);
+  o.cycle_time_ms = 9;
+  CHECK(config::resolve_launch_config(o, "", kNames, env).settings.tunables.cycle_time_ms == 9);
+  std::filesystem::remove(file);
+}
+
+TEST_CASE("a HOROVOD_* value that does not parse is a config error naming the variable") {
+  config::RunOptions o = with_command();
+  o.num_proc = 1;
+  CHECK_THROWS_WITH_AS(
+      config::resolve_launch_config(o, "", kNames, {{"HOROVOD_CYCLE_TIME", "fast"}}),
+      "environment: HOROVOD_CYCLE_TIME='fast' is not a number; fix or unset it", hvd::ConfigError);
+  CHECK_THROWS_WITH_AS(config::resolve_launch_config(o, "", kNames, {{"HOROVOD_CYCLE_TIME", "0"}}),
+                       "environment: cycle time must be > 0 ms", hvd::ConfigError);
 }

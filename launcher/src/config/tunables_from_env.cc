@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "config/tunables_from_env.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "hvd/env_keys.h"
+#include "hvd/error.h"
+
+namespace hvd::launcher::config {
+namespace {
+
+const std::string* find(const EnvMap& env, const char* key) {
+  const auto it = env.find(key);
+  return it == env.end() ? nullptr : &it->second;
+}
+
+double number(const char* key, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) {
+    throw ConfigError(
+        str_cat("environment: ", key, "='", text, "' is not a number; fix or unset ", "it"));
+  }
+  return v;
+}
+
+bool flag(const char* key, const std::string& text) {
+  if (text == "1" || text == "true" || text == "yes") return true;
+  if (text == "0" || text == "false" || text == "no" || text.empty()) return false;
+  throw ConfigError(str_cat("environment: ", key, "='", text, "' is not 0 or 1; fix or unset it"));
+}
+
+}  // namespace
+
+void apply_environment(Tunables& t, const EnvMap& env) {
+  if (auto v = find(env, env::kFusionThreshold)) {
+    t.fusion_threshold_mb = number(env::kFusionThreshold, *v) / (1024.0 * 1024.0);
+  }
+  if (auto v = find(env, env::kCycleTime)) t.cycle_time_ms = number(env::kCycleTime, *v);
+  if (auto v = find(env, env::kCacheCapacity)) {
+    t.cache_capacity = static_cast<int>(number(env::kCacheCapacity, *v));
+  }
+  if (auto v = find(env, env::kHierarchicalAllreduce)) {
+    t.hierarchical_allreduce = flag(env::kHierarchicalAllreduce, *v);
+  }
+  if (auto v = find(env, env::kTimeline)) t.timeline_filename = *v;
+  if (auto v = find(env, env::kTimelineMarkCycles)) {
+    t.timeline_mark_cycles = flag(env::kTimelineMarkCycles, *v);
+  }
+  if (auto v = find(env, env::kStallCheckDisable)) {
+    t.stall_check_enabled = !flag(env::kStallCheckDisable, *v);
+  }
+  if (auto v = find(env, env::kStallCheckTime)) {
+    t.stall_warning_seconds = number(env::kStallCheckTime, *v);
+  }
+  if (auto v = find(env, env::kStallShutdownTime)) {
+    t.stall_shutdown_seconds = number(env::kStallShutdownTime, *v);
+  }
+  if (auto v = find(env, env::kLogLevel)) t.log_level = *v;
+}
+
+}  // namespace hvd::launcher::config
