@@ -318,7 +318,7 @@ int main(int argc, char** argv) {
   const cudaError_t counted = cudaGetDeviceCount(&devices);
   if (counted != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "gpu_probe: no CUDA device visible (%s); skipped\n",
-                counted != cudaSuccess ? cudaGetErrorString(counted) : "0 devices");
+                 counted != cudaSuccess ? cudaGetErrorString(counted) : "0 devices");
     return kSkip;
   }
   if (mode == "--device-count") {

@@ -88,8 +88,8 @@ Lane make_gpu_lane(bootstrap::KvStore& store, const bootstrap::WorldInfo& world,
   return nccl::make_nccl_lane(store, world, device, timeout);
 #else
   (void)store, (void)world, (void)timeout;
-  throw InternalError(str_cat("make_gpu_lane(cuda:", device.index,
-                              ") in a build without the GPU backend"));
+  throw InternalError(
+      str_cat("make_gpu_lane(cuda:", device.index, ") in a build without the GPU backend"));
 #endif
 }
 

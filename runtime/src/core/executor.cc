@@ -101,9 +101,8 @@ void Executor::allreduce_fused(Lane& lane, const control::Response& r,
   const backends::FusionLayout layout =
       backends::plan_fusion_layout(sizes, lane.memory->fusion_alignment());
   void* fusion = lane.memory->buffer(BufferSlot::kFusion, layout.total_bytes);
-  phase(entries, timeline_phase::kMemcpyInFusionBuffer, [&] {
-    lane.memory->copy(backends::plan_fusion_copies(inputs, fusion, layout, true));
-  });
+  phase(entries, timeline_phase::kMemcpyInFusionBuffer,
+        [&] { lane.memory->copy(backends::plan_fusion_copies(inputs, fusion, layout, true)); });
   BufferView fused{fusion, layout.total_bytes / dtype_size(r.dtype), r.dtype,
                    entries[0].input.device};
   phase(entries, op_phase(*lane.backend, r.type), [&] {
@@ -111,9 +110,8 @@ void Executor::allreduce_fused(Lane& lane, const control::Response& r,
     lane.backend->allreduce(fused, backend_op(r.op));
     scale_after(lane, r, fused);
   });
-  phase(entries, timeline_phase::kMemcpyOutFusionBuffer, [&] {
-    lane.memory->copy(backends::plan_fusion_copies(outputs, fusion, layout, false));
-  });
+  phase(entries, timeline_phase::kMemcpyOutFusionBuffer,
+        [&] { lane.memory->copy(backends::plan_fusion_copies(outputs, fusion, layout, false)); });
 }
 
 void Executor::allgather(Lane& lane, const control::Response& r, TensorEntry& e) {

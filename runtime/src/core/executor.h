@@ -35,8 +35,7 @@ class Executor {
   void set_timeline(TimelineWriter* timeline) { timeline_ = timeline; }
 
  private:
-  void run_on(backends::Lane& lane, const control::Response& r,
-              std::vector<TensorEntry>& entries);
+  void run_on(backends::Lane& lane, const control::Response& r, std::vector<TensorEntry>& entries);
   void allreduce(backends::Lane& lane, const control::Response& r,
                  std::vector<TensorEntry>& entries);
   void allreduce_fused(backends::Lane& lane, const control::Response& r,

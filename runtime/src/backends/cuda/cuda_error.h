@@ -18,8 +18,8 @@ namespace detail {
 [[noreturn]] inline void cuda_call_failed(const char* call, cudaError_t code) {
   std::string name(call);
   name = name.substr(0, name.find('('));
-  throw BackendError(str_cat("CUDA: ", name, " failed: ", cudaGetErrorName(code), ": ",
-                             cudaGetErrorString(code)));
+  throw BackendError(
+      str_cat("CUDA: ", name, " failed: ", cudaGetErrorName(code), ": ", cudaGetErrorString(code)));
 }
 }  // namespace detail
 

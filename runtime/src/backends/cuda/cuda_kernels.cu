@@ -72,8 +72,7 @@ __global__ void scale_bfloat16_kernel(__nv_bfloat16* data, size_t n, float facto
 // The type's range is passed in (as T and as double) because numeric_limits is not device
 // code.
 template <typename T>
-__global__ void scale_integer_kernel(T* data, size_t n, double factor, T min_value,
-                                     T max_value) {
+__global__ void scale_integer_kernel(T* data, size_t n, double factor, T min_value, T max_value) {
   const double lo = static_cast<double>(min_value);
   const double hi = static_cast<double>(max_value);
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n;
@@ -102,9 +101,9 @@ __global__ void divide_integer_kernel(T* data, size_t n, W divisor) {
 
 template <typename T>
 void scale_integer(void* data, size_t n, double factor, cudaStream_t stream) {
-  scale_integer_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
-      static_cast<T*>(data), n, factor, std::numeric_limits<T>::min(),
-      std::numeric_limits<T>::max());
+  scale_integer_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(static_cast<T*>(data), n, factor,
+                                                                  std::numeric_limits<T>::min(),
+                                                                  std::numeric_limits<T>::max());
 }
 
 template <typename T>
@@ -141,8 +140,8 @@ void launch_scale(void* data, size_t count, DataType dtype, double factor, cudaS
                                                          static_cast<float>(factor));
       break;
     case DataType::kBFloat16:
-      scale_bfloat16_kernel<<<blocks, kThreads, 0, stream>>>(
-          static_cast<__nv_bfloat16*>(data), count, static_cast<float>(factor));
+      scale_bfloat16_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(data),
+                                                             count, static_cast<float>(factor));
       break;
     case DataType::kFloat32:
       scale_floating_kernel<float><<<blocks, kThreads, 0, stream>>>(
@@ -156,8 +155,7 @@ void launch_scale(void* data, size_t count, DataType dtype, double factor, cudaS
   HVD_CUDA_CHECK(cudaGetLastError());
 }
 
-void launch_divide(void* data, size_t count, DataType dtype, size_t divisor,
-                   cudaStream_t stream) {
+void launch_divide(void* data, size_t count, DataType dtype, size_t divisor, cudaStream_t stream) {
   HVD_CHECK(divisor > 0, "divide by zero");
   if (count == 0 || divisor == 1) return;
   switch (dtype) {

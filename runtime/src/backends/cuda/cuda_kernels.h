@@ -28,7 +28,6 @@ void launch_scale(void* data, size_t count, DataType dtype, double factor, cudaS
 
 /// The averaging step with the host's semantics (reduce_kernels.h divide()): integers divide
 /// exactly, truncating toward zero; floating types are scaled by 1/divisor.
-void launch_divide(void* data, size_t count, DataType dtype, size_t divisor,
-                   cudaStream_t stream);
+void launch_divide(void* data, size_t count, DataType dtype, size_t divisor, cudaStream_t stream);
 
 }  // namespace hvd::backends::cuda

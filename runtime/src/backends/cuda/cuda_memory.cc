@@ -49,8 +49,7 @@ void CudaMemory::copy(const std::vector<CopySegment>& segments) {
   if (segments.empty()) return;
   if (segments.size() == 1) {
     const CopySegment& s = segments[0];
-    HVD_CUDA_CHECK(
-        cudaMemcpyAsync(s.dst, s.src, s.bytes, cudaMemcpyDefault, stream_->get()));
+    HVD_CUDA_CHECK(cudaMemcpyAsync(s.dst, s.src, s.bytes, cudaMemcpyDefault, stream_->get()));
     return wait("a CUDA copy");
   }
   const std::vector<CopySegment> chunks = plan_copy_chunks(segments, kCopyChunkBytes);

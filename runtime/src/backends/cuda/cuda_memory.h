@@ -58,7 +58,7 @@ class CudaMemory final : public MemoryOps {
   std::chrono::milliseconds timeout_;
   CudaBuffer fusion_{CudaBuffer::Kind::kDevice};
   CudaBuffer scratch_{CudaBuffer::Kind::kDevice};
-  CudaBuffer chunks_{CudaBuffer::Kind::kDevice};         // the copy kernel's chunk list
+  CudaBuffer chunks_{CudaBuffer::Kind::kDevice};              // the copy kernel's chunk list
   CudaBuffer chunks_staging_{CudaBuffer::Kind::kPinnedHost};  // its upload source
 };
 

@@ -38,8 +38,8 @@ void poll_until(std::chrono::milliseconds timeout, const char* what,
   while (!done()) {
     const auto now = Clock::now();
     if (now >= deadline) {
-      throw TimeoutError(str_cat(what, " did not finish within ", timeout.count() / 1000.0,
-                                 " s (", "a rank that died or stopped calling libhvd stalls "
+      throw TimeoutError(str_cat(what, " did not finish within ", timeout.count() / 1000.0, " s (",
+                                 "a rank that died or stopped calling libhvd stalls "
                                  "every collective; HVD_NCCL_TIMEOUT sets this limit)"));
     }
     if (now < spin_until) {

@@ -72,8 +72,8 @@ void NcclBackend::finish(const char* what) {
 }
 
 void NcclBackend::check_counts(const std::vector<size_t>& counts, const char* what) const {
-  HVD_CHECK(counts.size() == static_cast<size_t>(size_), what, ": ", counts.size(),
-            " counts for ", size_, " ranks");
+  HVD_CHECK(counts.size() == static_cast<size_t>(size_), what, ": ", counts.size(), " counts for ",
+            size_, " ranks");
 }
 
 void NcclBackend::allreduce(BufferView buf, ReduceOp op) {
@@ -95,8 +95,7 @@ void NcclBackend::allgatherv(BufferView in, BufferView out, const std::vector<si
   const ncclDataType_t type = nccl_dtype(out.dtype);
   if (all_equal(counts)) {
     if (counts[0] == 0) return;
-    HVD_NCCL_CHECK(
-        ncclAllGather(in.data, out.data, counts[0], type, comm_->get(), stream_->get()));
+    HVD_NCCL_CHECK(ncclAllGather(in.data, out.data, counts[0], type, comm_->get(), stream_->get()));
   } else {
     Group group;
     size_t first = 0;

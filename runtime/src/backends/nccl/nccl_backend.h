@@ -24,8 +24,8 @@ class NcclBackend final : public Backend {
  public:
   /// Takes the communicator; `stream` is shared with the lane's CudaMemory so that copies,
   /// kernels and collectives run in order. `timeout` bounds every call.
-  NcclBackend(std::shared_ptr<cuda::CudaStream> stream, std::unique_ptr<NcclComm> comm,
-              int rank, int size, std::chrono::milliseconds timeout);
+  NcclBackend(std::shared_ptr<cuda::CudaStream> stream, std::unique_ptr<NcclComm> comm, int rank,
+              int size, std::chrono::milliseconds timeout);
   ~NcclBackend() override;
   NcclBackend(const NcclBackend&) = delete;
   NcclBackend& operator=(const NcclBackend&) = delete;

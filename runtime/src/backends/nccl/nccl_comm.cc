@@ -43,8 +43,8 @@ NcclComm::NcclComm(bootstrap::KvStore& store, const bootstrap::WorldInfo& world,
   config.blocking = 0;  // see the header: our deadline, not NCCL's
   try {
     HVD_NCCL_CHECK(ncclCommInitRankConfig(&comm_, world.size, id, world.rank, &config));
-    const std::string what = str_cat("creating the NCCL communicator (rank ", world.rank, " of ",
-                                      world.size, ")");
+    const std::string what =
+        str_cat("creating the NCCL communicator (rank ", world.rank, " of ", world.size, ")");
     cuda::poll_until(timeout, what.c_str(), [this] { return enqueued(); });
   } catch (...) {
     abort();  // a constructor that throws gets no destructor call

@@ -33,10 +33,10 @@ namespace detail {
 
 }  // namespace hvd::backends::nccl
 
-#define HVD_NCCL_CHECK(call)                                                     \
-  do {                                                                           \
-    const ncclResult_t hvd_nccl_rc_ = (call);                                    \
-    if (hvd_nccl_rc_ != ncclSuccess && hvd_nccl_rc_ != ncclInProgress) {         \
-      ::hvd::backends::nccl::detail::nccl_call_failed(#call, hvd_nccl_rc_);      \
-    }                                                                            \
+#define HVD_NCCL_CHECK(call)                                                \
+  do {                                                                      \
+    const ncclResult_t hvd_nccl_rc_ = (call);                               \
+    if (hvd_nccl_rc_ != ncclSuccess && hvd_nccl_rc_ != ncclInProgress) {    \
+      ::hvd::backends::nccl::detail::nccl_call_failed(#call, hvd_nccl_rc_); \
+    }                                                                       \
   } while (0)

@@ -93,13 +93,15 @@ TEST_CASE("copy plan: carrying out the planned chunks reproduces a fused buffer 
   }
   const FusionLayout l = plan_fusion_layout(bytes, 16);
   std::vector<uint8_t> fusion(l.total_bytes, 0xEE);
-  for (const CopySegment& c : plan_copy_chunks(plan_fusion_copies(views, fusion.data(), l, true), 64))
+  for (const CopySegment& c :
+       plan_copy_chunks(plan_fusion_copies(views, fusion.data(), l, true), 64))
     std::memcpy(c.dst, c.src, c.bytes);
   for (size_t i = 0; i < tensors.size(); ++i) {
     CHECK(std::memcmp(fusion.data() + l.offsets[i], tensors[i].data(), tensors[i].size()) == 0);
     std::fill(tensors[i].begin(), tensors[i].end(), 0);
   }
-  for (const CopySegment& c : plan_copy_chunks(plan_fusion_copies(views, fusion.data(), l, false), 64))
+  for (const CopySegment& c :
+       plan_copy_chunks(plan_fusion_copies(views, fusion.data(), l, false), 64))
     std::memcpy(c.dst, c.src, c.bytes);
   CHECK(tensors[3][299] == static_cast<uint8_t>(300 + 299));
   CHECK(tensors[5][1023] == static_cast<uint8_t>(1024 + 1023));

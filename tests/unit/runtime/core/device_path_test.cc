@@ -138,15 +138,14 @@ TEST_CASE("device path: CUDA tensors are fused on the GPU lane, host tensors sta
     std::vector<BufferView> views;
     for (size_t i = 0; i < cuda.size(); ++i) {
       cuda[i].assign(2 * i + 1, rank * 10 + static_cast<int32_t>(i));
-      requests.push_back(req("c" + std::to_string(i), control::OpType::kAllreduce,
-                             DataType::kInt32, {static_cast<int64_t>(cuda[i].size())}, kGpu,
-                             ReduceOp::kAverage));
+      requests.push_back(req("c" + std::to_string(i), control::OpType::kAllreduce, DataType::kInt32,
+                             {static_cast<int64_t>(cuda[i].size())}, kGpu, ReduceOp::kAverage));
       views.push_back({cuda[i].data(), cuda[i].size(), DataType::kInt32, kGpu});
     }
     for (size_t i = 0; i < host.size(); ++i) {
       host[i].assign(3, rank + 1);
-      requests.push_back(req("h" + std::to_string(i), control::OpType::kAllreduce,
-                             DataType::kInt32, {3}, Device{}, ReduceOp::kAverage));
+      requests.push_back(req("h" + std::to_string(i), control::OpType::kAllreduce, DataType::kInt32,
+                             {3}, Device{}, ReduceOp::kAverage));
       views.push_back({host[i].data(), 3, DataType::kInt32, {}});
     }
     // A group must not mix devices: the CUDA tensors form one, the host tensors another.
@@ -197,8 +196,8 @@ TEST_CASE("device path: prescale, broadcast, allgather back to host, reducescatt
 
     std::vector<uint8_t> g(static_cast<size_t>(rank + 1), static_cast<uint8_t>(rank + 7));
     BufferView gv{g.data(), g.size(), DataType::kUInt8, kGpu};
-    auto gh = rt.enqueue(
-        req("g", control::OpType::kAllgather, DataType::kUInt8, {rank + 1}, kGpu), gv, gv);
+    auto gh = rt.enqueue(req("g", control::OpType::kAllgather, DataType::kUInt8, {rank + 1}, kGpu),
+                         gv, gv);
     REQUIRE(gh->wait().ok());
     CHECK(gh->output_shape == std::vector<int64_t>{3});
     CHECK(std::vector<char>(gh->output.begin(), gh->output.end()) == std::vector<char>{7, 8, 8});
@@ -213,9 +212,9 @@ TEST_CASE("device path: prescale, broadcast, allgather back to host, reducescatt
     CHECK(in == std::vector<double>{1, 2, 3});  // the input is left alone
 
     std::vector<int32_t> a{rank * 10, rank * 10 + 1}, aout(2);
-    auto ah = rt.enqueue(req("a2a", control::OpType::kAlltoall, DataType::kInt32, {2}, kGpu),
-                         {a.data(), 2, DataType::kInt32, kGpu},
-                         {aout.data(), 2, DataType::kInt32, kGpu});
+    auto ah =
+        rt.enqueue(req("a2a", control::OpType::kAlltoall, DataType::kInt32, {2}, kGpu),
+                   {a.data(), 2, DataType::kInt32, kGpu}, {aout.data(), 2, DataType::kInt32, kGpu});
     REQUIRE(ah->wait().ok());
     CHECK(aout == std::vector<int32_t>{rank, 10 + rank});
     CHECK(gpu.lanes_made == 1);
@@ -227,8 +226,8 @@ TEST_CASE("device path: without the GPU backend a CUDA tensor fails, the rest ke
     std::vector<float> c(3, 1.0f), h(3, 1.0f);
     BufferView cv{c.data(), 3, DataType::kFloat32, kGpu};
     BufferView hv{h.data(), 3, DataType::kFloat32, {}};
-    auto ch = rt.enqueue(req("c", control::OpType::kAllreduce, DataType::kFloat32, {3}, kGpu),
-                         cv, cv);
+    auto ch =
+        rt.enqueue(req("c", control::OpType::kAllreduce, DataType::kFloat32, {3}, kGpu), cv, cv);
     auto hh = rt.enqueue(req("h", control::OpType::kAllreduce, DataType::kFloat32, {3}, Device{}),
                          hv, hv);
     const hvd::Status cs = ch->wait();
