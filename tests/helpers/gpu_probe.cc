@@ -8,8 +8,12 @@
 //   gpu_probe           the checks above; rank 0 prints a summary line
 //   gpu_probe --time    also times a 64 MiB float32 allreduce and a fused step of 100 x 4 KiB
 //   gpu_probe --device-count   prints how many CUDA devices this process sees (no libhvd)
+//   gpu_probe --kill-rank R    rank R SIGKILLs itself once the NCCL communicator exists; the
+//                              others keep reducing CUDA tensors until that fails, print
+//                              "rank N: survivor error: ..." and exit 4 (they must not hang)
 
 #include <cuda_runtime.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -310,6 +314,23 @@ void timing() {
               step_s * 1e3);
 }
 
+// A peer dies after the communicator was made: the survivors' next collectives must fail
+// (through the control channel or NCCL's abort after HVD_NCCL_TIMEOUT), never hang.
+int survive_a_dead_peer(int victim) {
+  const size_t count = size_t{4} << 20;
+  DeviceBuffer buf(count * 4);
+  const auto v = cuda_view(buf.data(), DataType::kFloat32, {static_cast<int64_t>(count)});
+  must(hvd::allreduce_async("before", v, v, ReduceOp::kSum).wait(), "before");
+  if (hvd::rank() == victim) raise(SIGKILL);
+  for (int step = 0;; ++step) {
+    const hvd::Status s = hvd::allreduce_async("after." + std::to_string(step), v, v).wait();
+    if (!s.ok()) {
+      std::fprintf(stderr, "rank %d: survivor error: %s\n", hvd::rank(), s.message().c_str());
+      return 4;
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -325,9 +346,13 @@ int main(int argc, char** argv) {
     std::printf("%d\n", devices);
     return 0;
   }
+  // In kill-rank mode hvdrun's SIGTERM (sent when it sees the victim die) is ignored, so that
+  // what ends the survivors is libhvd noticing the dead peer.
+  if (mode == "--kill-rank") signal(SIGTERM, SIG_IGN);
   must(hvd::init(), "hvd::init");
   g_device = hvd::local_rank() % devices;
   cuda_ok(cudaSetDevice(g_device), "cudaSetDevice");
+  if (mode == "--kill-rank" && argc > 2) return survive_a_dead_peer(std::atoi(argv[2]));
   allreduce_all();
   for (DataType t : kTypes) {
     fused_case(t, 60, false);
