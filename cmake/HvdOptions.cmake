@@ -62,6 +62,23 @@ if(HVD_HAVE_CUDA AND NOT HVD_WITH_NCCL STREQUAL "OFF")
 endif()
 hvd_resolve_feature(NCCL NCCL_FOUND)
 
+# libhvd's GPU backend (NCCL + CUDA kernels) needs both. The CUDA language, and with it nvcc, is
+# enabled only then, so that a build without them never looks for a CUDA compiler.
+set(HVD_HAVE_GPU_BACKEND 0)
+if(HVD_HAVE_CUDA AND HVD_HAVE_NCCL)
+  if(NOT CMAKE_CUDA_COMPILER AND CUDAToolkit_NVCC_EXECUTABLE)
+    set(CMAKE_CUDA_COMPILER "${CUDAToolkit_NVCC_EXECUTABLE}")
+  endif()
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES "80;90")  # A100; H100, H200, GH200
+  endif()
+  # One libcudart for the kernels and the host code (which links CUDA::cudart, shared).
+  set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
+  enable_language(CUDA)
+  set(HVD_HAVE_GPU_BACKEND 1)
+endif()
+add_feature_info(GPU_BACKEND HVD_HAVE_GPU_BACKEND "libhvd's NCCL backend for CUDA tensors")
+
 if(HVD_BUILD_TESTS)
   find_package(doctest REQUIRED)
 endif()

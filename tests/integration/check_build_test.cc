@@ -33,6 +33,14 @@ TEST_CASE("check-build text follows horovodrun's layout") {
   CHECK(at("Launchers:") < at("Site profiles found:"));
   CHECK(has_line(r.out, std::string("    [") + (HVD_HAVE_MPI ? "X" : " ") + "] MPI"));
   CHECK(has_line(r.out, std::string("    [") + (HVD_HAVE_PMIX ? "X" : " ") + "] PMIx"));
+  // NCCL, libhvd's backend for CUDA tensors: built in exactly when the GPU backend is, and
+  // available only where the NVIDIA driver loads.
+  if (HVD_HAVE_GPU_BACKEND) {
+    CHECK((has_line(r.out, "    [X] NCCL (" HVD_NCCL_VERSION ")") ||
+           has_line(r.out, "    [ ] NCCL (built in, but no NVIDIA driver: ")));
+  } else {
+    CHECK(has_line(r.out, "    [ ] NCCL (not built in)"));
+  }
   CHECK(has_line(r.out, "    [X] local"));
   // Slurm: [X] exactly when srun is in PATH, with its version.
   const ProcessResult no_srun = run(hvdrun({"--check-build"}), {{"PATH", "/nonexistent"}});
@@ -60,4 +68,11 @@ TEST_CASE("check-build --json gives the same facts") {
     }
   }
   CHECK(j.at("site_profiles").at(0).at("name") == "local");
+  bool nccl_listed = false;
+  for (const json& f : j.at("tensor_operations")) {
+    if (f.at("name") != "NCCL") continue;
+    nccl_listed = true;
+    CHECK(f.at("built").get<bool>() == (HVD_HAVE_GPU_BACKEND != 0));
+  }
+  CHECK(nccl_listed);
 }

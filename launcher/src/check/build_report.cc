@@ -45,12 +45,15 @@ Feature ring_feature(const std::string& name, const std::string& detail) {
   return Feature{name, built, built, built ? detail : "not built in"};
 }
 
-// CUDA and NCCL libraries load on any machine; running them needs the NVIDIA driver too.
+// libhvd's GPU backend (NCCL for CUDA tensors) is built when CUDA and NCCL both are. Their
+// libraries load on any machine; running them needs the NVIDIA driver too.
 Feature gpu_feature(const std::string& name, bool found, const std::string& library,
                     const std::string& version) {
   if (found && HVD_HAVE_GPU_BACKEND == 0) {
+    // CUDA without NCCL (NCCL is only looked for with CUDA): no GPU backend to offer.
     return Feature{name, false, false,
-                   str_cat(name, " ", version, " found, but libhvd's GPU backend is not built yet")};
+                   str_cat(name, " ", version,
+                           " found, but libhvd's GPU backend needs NCCL too (-DHVD_WITH_NCCL=ON)")};
   }
   Feature f = library_feature(name, found, library, version);
   if (f.available()) {

@@ -79,4 +79,9 @@ inline constexpr const char* kPmiRank = "PMI_RANK";
 inline constexpr const char* kMvapichWorldSize = "MV2_COMM_WORLD_SIZE";
 inline constexpr const char* kSlurmStepNumTasks = "SLURM_STEP_NUM_TASKS";  // tasks of an srun step
 
+// The GPU lane (runtime/src/backends/nccl/).
+/// Seconds a CUDA-tensor collective (and the NCCL communicator's creation) may take before the
+/// communicator is aborted and the call fails; default 60.
+inline constexpr const char* kNcclTimeout = "HVD_NCCL_TIMEOUT";
+
 }  // namespace hvd::env

@@ -22,7 +22,11 @@ namespace core {
 class HandleState;
 }
 
-/// Memory the caller owns and keeps alive until the handle completes.
+/// Memory the caller owns and keeps alive until the handle completes. A CUDA tensor (device
+/// index >= 0) goes to the NCCL backend (a build with CUDA and NCCL; `hvdrun --check-build` says
+/// whether this one has it); its data must be ready when it is enqueued (synchronise the stream
+/// that wrote it), and the result is ready on the device when the handle completes. Each rank
+/// uses one CUDA device for all its tensors.
 struct TensorView {
   void* data = nullptr;
   DataType dtype = DataType::kFloat32;
@@ -40,7 +44,8 @@ class Handle {
   Status wait() const;
   /// True once the operation completed (wait() then returns at once).
   bool poll() const;
-  /// Allgather: the gathered tensor, owned by the handle; valid after wait() returned ok.
+  /// Allgather: the gathered tensor, owned by the handle, in host memory (for CUDA inputs too);
+  /// valid after wait() returned ok.
   const std::vector<char>& output() const;
   const std::vector<int64_t>& output_shape() const;
 

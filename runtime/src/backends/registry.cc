@@ -13,6 +13,9 @@
 #if HVD_HAVE_MPI
 #include "backends/mpi/mpi_backend.h"
 #endif
+#if HVD_HAVE_GPU_BACKEND
+#include "backends/nccl/nccl_lane.h"
+#endif
 
 namespace hvd::backends {
 
@@ -71,6 +74,24 @@ std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std
   }
   return std::make_unique<ring::RingBackend>(make_ring_transport(ring_kind, store, world, "data"),
                                              ring_kind);
+}
+
+bool has_gpu_backend() { return HVD_HAVE_GPU_BACKEND != 0; }
+
+std::chrono::milliseconds gpu_timeout(const EnvMap& env) {
+  const double seconds = env_double(env, env::kNcclTimeout, 60.0, 0.001, 1e7);
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+Lane make_gpu_lane(bootstrap::KvStore& store, const bootstrap::WorldInfo& world, Device device,
+                   std::chrono::milliseconds timeout) {
+#if HVD_HAVE_GPU_BACKEND
+  return nccl::make_nccl_lane(store, world, device, timeout);
+#else
+  (void)store, (void)world, (void)timeout;
+  throw InternalError(
+      str_cat("make_gpu_lane(cuda:", device.index, ") in a build without the GPU backend"));
+#endif
 }
 
 }  // namespace hvd::backends

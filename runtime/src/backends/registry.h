@@ -3,12 +3,15 @@
 // Registry: which backends this build has and which one runs. The only place (with
 // bootstrap.cc) that looks at HVD_HAVE_*. Host tensors: the built-in ring (the default), over
 // shared memory when every rank is on one host and over TCP otherwise (HVD_RING_TRANSPORT
-// forces one), or MPI when built in and HVD_BACKEND=mpi; NCCL joins here.
+// forces one), or MPI when built in and HVD_BACKEND=mpi. CUDA tensors: the GPU lane (NCCL and
+// CUDA kernels), in a build with CUDA and NCCL.
 
+#include <chrono>
 #include <memory>
 #include <string>
 
 #include "backends/backend.h"
+#include "backends/lane.h"
 #include "backends/ring/transport.h"
 #include "bootstrap/kv_store.h"
 #include "bootstrap/world_info.h"
@@ -40,5 +43,18 @@ std::string choose_host_backend(const EnvMap& env);
 std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std::string& ring_kind,
                                            const EnvMap& env, bootstrap::KvStore& store,
                                            const bootstrap::WorldInfo& world);
+
+/// Whether this libhvd has the GPU lane (built with CUDA and NCCL).
+bool has_gpu_backend();
+
+/// How long a CUDA-tensor collective may take: HVD_NCCL_TIMEOUT seconds, default 60. Throws
+/// ConfigError for a malformed value.
+std::chrono::milliseconds gpu_timeout(const EnvMap& env);
+
+/// The lane for CUDA tensors on `device` (NCCL and CUDA kernels on one stream). Collective:
+/// every rank calls it for the same response, from the background loop. Only when
+/// has_gpu_backend(); throws what nccl::make_nccl_lane() throws.
+Lane make_gpu_lane(bootstrap::KvStore& store, const bootstrap::WorldInfo& world, Device device,
+                   std::chrono::milliseconds timeout);
 
 }  // namespace hvd::backends

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/executor.h"
 
-#include <cstring>
-
-#include "common/reduce_kernels.h"
+#include "backends/copy_plan.h"
 #include "hvd/error.h"
 
 namespace hvd::core {
 namespace {
+
+using backends::BufferSlot;
+using backends::Lane;
 
 bool is_integer(DataType t) {
   return t == DataType::kUInt8 || t == DataType::kInt32 || t == DataType::kInt64;
@@ -27,9 +28,13 @@ std::vector<size_t> split_rows(size_t rows, int size) {
   return counts;
 }
 
-void copy_if_apart(const BufferView& from, const BufferView& to) {
-  if (from.data != to.data && from.bytes() > 0) std::memcpy(to.data, from.data, from.bytes());
+void copy_if_apart(Lane& lane, const BufferView& from, const BufferView& to) {
+  if (from.data != to.data && from.bytes() > 0) {
+    lane.memory->copy({backends::CopySegment{from.data, to.data, from.bytes()}});
+  }
 }
+
+ReduceOp backend_op(ReduceOp op) { return op == ReduceOp::kAverage ? ReduceOp::kSum : op; }
 
 }  // namespace
 
@@ -44,72 +49,72 @@ void Executor::phase(const std::vector<TensorEntry>& entries, std::string_view n
   }
 }
 
-const std::string& Executor::op_phase(control::OpType type) {
-  auto it = op_phases_.find(type);
+const std::string& Executor::op_phase(const backends::Backend& backend, control::OpType type) {
+  const auto key = std::make_pair(&backend, type);
+  auto it = op_phases_.find(key);
   if (it == op_phases_.end()) {
-    it = op_phases_.emplace(type, backend_op_phase(backend_.name(), control::op_type_name(type)))
+    it = op_phases_.emplace(key, backend_op_phase(backend.name(), control::op_type_name(type)))
              .first;
   }
   return it->second;
 }
 
-void Executor::scale_before(const control::Response& r, BufferView buf) {
-  if (r.prescale != 1.0) scale(buf.data, buf.count, buf.dtype, r.prescale);
+void Executor::scale_before(Lane& lane, const control::Response& r, BufferView buf) {
+  if (r.prescale != 1.0) lane.memory->scale(buf, r.prescale);
 }
 
-void Executor::scale_after(const control::Response& r, BufferView buf) {
+void Executor::scale_after(Lane& lane, const control::Response& r, BufferView buf) {
   if (r.op == ReduceOp::kAverage) {
     if (is_integer(buf.dtype)) {
-      divide(buf.data, buf.count, buf.dtype, static_cast<size_t>(size_));
+      lane.memory->divide(buf, static_cast<size_t>(size_));
     } else {
-      scale(buf.data, buf.count, buf.dtype, r.postscale / size_);
+      lane.memory->scale(buf, r.postscale / size_);
       return;
     }
   }
-  if (r.postscale != 1.0) scale(buf.data, buf.count, buf.dtype, r.postscale);
+  if (r.postscale != 1.0) lane.memory->scale(buf, r.postscale);
 }
 
-static ReduceOp backend_op(ReduceOp op) { return op == ReduceOp::kAverage ? ReduceOp::kSum : op; }
-
-void Executor::allreduce(const control::Response& r, std::vector<TensorEntry>& entries) {
-  if (entries.size() > 1) return allreduce_fused(r, entries);
+void Executor::allreduce(Lane& lane, const control::Response& r,
+                         std::vector<TensorEntry>& entries) {
+  if (entries.size() > 1) return allreduce_fused(lane, r, entries);
   TensorEntry& e = entries[0];
-  copy_if_apart(e.input, e.output);
-  phase(entries, op_phase(r.type), [&] {
-    scale_before(r, e.output);
-    backend_.allreduce(e.output, backend_op(r.op));
-    scale_after(r, e.output);
+  copy_if_apart(lane, e.input, e.output);
+  phase(entries, op_phase(*lane.backend, r.type), [&] {
+    scale_before(lane, r, e.output);
+    lane.backend->allreduce(e.output, backend_op(r.op));
+    scale_after(lane, r, e.output);
   });
 }
 
-void Executor::allreduce_fused(const control::Response& r, std::vector<TensorEntry>& entries) {
-  size_t bytes = 0;
-  for (const TensorEntry& e : entries) bytes += e.input.bytes();
-  if (fusion_.size() < bytes) fusion_.resize(bytes);  // persistent: grows, never shrinks
-  phase(entries, timeline_phase::kMemcpyInFusionBuffer, [&] {
-    size_t offset = 0;
-    for (const TensorEntry& e : entries) {
-      if (e.input.bytes() > 0) std::memcpy(fusion_.data() + offset, e.input.data, e.input.bytes());
-      offset += e.input.bytes();
-    }
+void Executor::allreduce_fused(Lane& lane, const control::Response& r,
+                               std::vector<TensorEntry>& entries) {
+  std::vector<size_t> sizes;
+  std::vector<BufferView> inputs, outputs;
+  for (const TensorEntry& e : entries) {
+    sizes.push_back(e.input.bytes());
+    inputs.push_back(e.input);
+    outputs.push_back(e.output);
+  }
+  // Padding between tensors (CUDA: 16 bytes, for vector copies) is reduced with them and
+  // never read back.
+  const backends::FusionLayout layout =
+      backends::plan_fusion_layout(sizes, lane.memory->fusion_alignment());
+  void* fusion = lane.memory->buffer(BufferSlot::kFusion, layout.total_bytes);
+  phase(entries, timeline_phase::kMemcpyInFusionBuffer,
+        [&] { lane.memory->copy(backends::plan_fusion_copies(inputs, fusion, layout, true)); });
+  BufferView fused{fusion, layout.total_bytes / dtype_size(r.dtype), r.dtype,
+                   entries[0].input.device};
+  phase(entries, op_phase(*lane.backend, r.type), [&] {
+    scale_before(lane, r, fused);
+    lane.backend->allreduce(fused, backend_op(r.op));
+    scale_after(lane, r, fused);
   });
-  BufferView fused{fusion_.data(), bytes / dtype_size(r.dtype), r.dtype, r.device};
-  phase(entries, op_phase(r.type), [&] {
-    scale_before(r, fused);
-    backend_.allreduce(fused, backend_op(r.op));
-    scale_after(r, fused);
-  });
-  phase(entries, timeline_phase::kMemcpyOutFusionBuffer, [&] {
-    size_t offset = 0;
-    for (TensorEntry& e : entries) {
-      if (e.output.bytes() > 0)
-        std::memcpy(e.output.data, fusion_.data() + offset, e.output.bytes());
-      offset += e.output.bytes();
-    }
-  });
+  phase(entries, timeline_phase::kMemcpyOutFusionBuffer,
+        [&] { lane.memory->copy(backends::plan_fusion_copies(outputs, fusion, layout, false)); });
 }
 
-void Executor::allgather(const control::Response& r, TensorEntry& e) {
+void Executor::allgather(Lane& lane, const control::Response& r, TensorEntry& e) {
   HVD_CHECK(r.first_dims.size() == static_cast<size_t>(size_), "allgather without first dims");
   const size_t row = row_elements(e.request);
   std::vector<size_t> counts;
@@ -120,66 +125,73 @@ void Executor::allgather(const control::Response& r, TensorEntry& e) {
   }
   e.handle->output_shape = e.request.shape.empty() ? std::vector<int64_t>{rows} : e.request.shape;
   e.handle->output_shape[0] = rows;
-  e.handle->output.resize(static_cast<size_t>(rows) * row * dtype_size(r.dtype));
-  BufferView out{e.handle->output.data(), static_cast<size_t>(rows) * row, r.dtype, e.input.device};
-  backend_.allgatherv(e.input, out, counts);
+  const size_t count = static_cast<size_t>(rows) * row;
+  e.handle->output.resize(count * dtype_size(r.dtype));
+  if (e.input.device.is_cpu()) {
+    lane.backend->allgatherv(e.input, {e.handle->output.data(), count, r.dtype, e.input.device},
+                             counts);
+    return;
+  }
+  // The handle's output is host memory (Handle::output()): gather on the device, then copy.
+  BufferView gathered{lane.memory->buffer(BufferSlot::kScratch, e.handle->output.size()), count,
+                      r.dtype, e.input.device};
+  lane.backend->allgatherv(e.input, gathered, counts);
+  lane.memory->to_host(e.handle->output.data(), gathered.data, gathered.bytes());
 }
 
-void Executor::reducescatter(const control::Response& r, TensorEntry& e) {
+void Executor::reducescatter(Lane& lane, const control::Response& r, TensorEntry& e) {
   const size_t row = row_elements(e.request);
   std::vector<size_t> counts = split_rows(static_cast<size_t>(e.request.shape.at(0)), size_);
   for (size_t& c : counts) c *= row;
   HVD_CHECK(e.output.count == counts[static_cast<size_t>(rank_)], "reducescatter output of ",
             e.output.count, " elements for a block of ", counts[static_cast<size_t>(rank_)]);
-  std::vector<char> scratch(e.input.bytes());
-  if (!scratch.empty()) std::memcpy(scratch.data(), e.input.data, scratch.size());
-  BufferView in{scratch.data(), e.input.count, e.input.dtype, e.input.device};
-  scale_before(r, in);
-  backend_.reducescatter(in, e.output, counts, backend_op(r.op));
-  scale_after(r, e.output);
+  // The prescale must not change the caller's input: reduce a copy.
+  BufferView in{lane.memory->buffer(BufferSlot::kScratch, e.input.bytes()), e.input.count,
+                e.input.dtype, e.input.device};
+  copy_if_apart(lane, e.input, in);
+  scale_before(lane, r, in);
+  lane.backend->reducescatter(in, e.output, counts, backend_op(r.op));
+  scale_after(lane, r, e.output);
 }
 
-void Executor::alltoall(TensorEntry& e) {
+void Executor::alltoall(Lane& lane, TensorEntry& e) {
   const size_t row = row_elements(e.request);
   std::vector<size_t> counts = split_rows(static_cast<size_t>(e.request.shape.at(0)), size_);
   for (size_t& c : counts) c *= row;
-  backend_.alltoall(e.input, counts, e.output, counts);
+  lane.backend->alltoall(e.input, counts, e.output, counts);
 }
 
-void Executor::run_other(const control::Response& r, std::vector<TensorEntry>& entries) {
+void Executor::run_other(Lane& lane, const control::Response& r,
+                         std::vector<TensorEntry>& entries) {
   switch (r.type) {
     case control::OpType::kAllreduce:
-      allreduce(r, entries);
+      allreduce(lane, r, entries);
       break;
     case control::OpType::kBroadcast:
-      copy_if_apart(entries[0].input, entries[0].output);
-      backend_.broadcast(entries[0].output, r.root);
+      copy_if_apart(lane, entries[0].input, entries[0].output);
+      lane.backend->broadcast(entries[0].output, r.root);
       break;
     case control::OpType::kAllgather:
-      allgather(r, entries[0]);
+      allgather(lane, r, entries[0]);
       break;
     case control::OpType::kReducescatter:
-      reducescatter(r, entries[0]);
+      reducescatter(lane, r, entries[0]);
       break;
     case control::OpType::kAlltoall:
-      alltoall(entries[0]);
+      alltoall(lane, entries[0]);
       break;
     case control::OpType::kBarrier:
-      backend_.barrier();
+      lane.backend->barrier();
       break;
   }
 }
 
-void Executor::run(const control::Response& r, std::vector<TensorEntry> entries) {
-  if (r.kind == control::Response::Kind::kError) {
-    for (TensorEntry& e : entries) e.handle->complete(Status::error(ErrorCode::kUsage, r.error));
-    return;
-  }
+void Executor::run_on(Lane& lane, const control::Response& r, std::vector<TensorEntry>& entries) {
   try {
     if (r.type == control::OpType::kAllreduce) {
-      allreduce(r, entries);  // records its own phases (fusion copies, backend call)
+      allreduce(lane, r, entries);  // records its own phases (fusion copies, backend call)
     } else {
-      phase(entries, op_phase(r.type), [&] { run_other(r, entries); });
+      phase(entries, op_phase(*lane.backend, r.type), [&] { run_other(lane, r, entries); });
     }
   } catch (...) {
     const Status failed = Status::from_exception(std::current_exception());
@@ -187,6 +199,24 @@ void Executor::run(const control::Response& r, std::vector<TensorEntry> entries)
     throw;
   }
   for (TensorEntry& e : entries) e.handle->complete(Status());
+}
+
+void Executor::run(const control::Response& r, std::vector<TensorEntry> entries) {
+  if (r.kind == control::Response::Kind::kError) {
+    for (TensorEntry& e : entries) e.handle->complete(Status::error(ErrorCode::kUsage, r.error));
+    return;
+  }
+  Lane* lane = nullptr;
+  try {
+    // The local tensors' device, not the response's: each rank may drive a different GPU.
+    lane = &lanes_.select(entries.at(0).input.device, r.dtype, backend_op(r.op));
+  } catch (...) {
+    // Not fatal: this response cannot run in this build or on this device, the others can.
+    const Status failed = Status::from_exception(std::current_exception());
+    for (TensorEntry& e : entries) e.handle->complete(failed);
+    return;
+  }
+  run_on(*lane, r, entries);
 }
 
 }  // namespace hvd::core

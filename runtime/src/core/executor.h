@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Executor: carries out one planned Response on its tensors and completes their handles.
-// Fused allreduces go through one persistent fusion buffer (copy in, one backend call, copy
-// out); kAverage is a sum followed by a division by the number of ranks, after Horovod; pre-
-// and post-scale factors are applied around the reduction.
+// Each response runs on the lane (backend + memory operations) of its tensors' device, picked
+// by the LaneSelector: host tensors on the host backend with memcpy, CUDA tensors on NCCL with
+// CUDA kernels. Fused allreduces go through the lane's persistent fusion buffer (copy in, one
+// backend call, copy out); kAverage is a sum followed by a division by the number of ranks,
+// after Horovod; pre- and post-scale factors are applied around the reduction.
 
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "backends/backend.h"
+#include "backends/lane.h"
 #include "control/message.h"
+#include "core/lane_selector.h"
 #include "core/tensor_queue.h"
 #include "core/timeline.h"
 
@@ -19,40 +23,41 @@ namespace hvd::core {
 
 class Executor {
  public:
-  Executor(backends::Backend& backend, int rank, int size)
-      : backend_(backend), rank_(rank), size_(size) {}
+  Executor(LaneSelector& lanes, int rank, int size) : lanes_(lanes), rank_(rank), size_(size) {}
 
   /// Runs `response` on `entries` (in the response's names order) and completes every handle:
-  /// with an error Status for an error response or a tensor this build cannot handle. A
-  /// backend failure is thrown after failing these handles, so that the loop can stop.
+  /// with an error Status for an error response or for tensors no lane of this build can take
+  /// (a CUDA tensor without the GPU backend), which leaves the other tensors running. A backend
+  /// failure is thrown after failing these handles, so that the loop can stop.
   void run(const control::Response& response, std::vector<TensorEntry> entries);
 
   /// Records the fusion copies and backend calls of every tensor on `timeline` (may be null).
   void set_timeline(TimelineWriter* timeline) { timeline_ = timeline; }
 
-  /// Bytes the fusion buffer holds now (it grows to the largest fused response and stays).
-  size_t fusion_buffer_bytes() const { return fusion_.size(); }
-
  private:
-  void allreduce(const control::Response& r, std::vector<TensorEntry>& entries);
-  void run_other(const control::Response& r, std::vector<TensorEntry>& entries);
-  void allreduce_fused(const control::Response& r, std::vector<TensorEntry>& entries);
-  void allgather(const control::Response& r, TensorEntry& entry);
-  void reducescatter(const control::Response& r, TensorEntry& entry);
-  void alltoall(TensorEntry& entry);
+  void run_on(backends::Lane& lane, const control::Response& r, std::vector<TensorEntry>& entries);
+  void allreduce(backends::Lane& lane, const control::Response& r,
+                 std::vector<TensorEntry>& entries);
+  void allreduce_fused(backends::Lane& lane, const control::Response& r,
+                       std::vector<TensorEntry>& entries);
+  void run_other(backends::Lane& lane, const control::Response& r,
+                 std::vector<TensorEntry>& entries);
+  void allgather(backends::Lane& lane, const control::Response& r, TensorEntry& entry);
+  void reducescatter(backends::Lane& lane, const control::Response& r, TensorEntry& entry);
+  void alltoall(backends::Lane& lane, TensorEntry& entry);
   // Runs `step` as `phase` on the timeline track of every entry.
   template <typename Step>
   void phase(const std::vector<TensorEntry>& entries, std::string_view phase, Step step);
-  const std::string& op_phase(control::OpType type);
-  void scale_before(const control::Response& r, BufferView buf);
-  void scale_after(const control::Response& r, BufferView buf);
+  const std::string& op_phase(const backends::Backend& backend, control::OpType type);
+  void scale_before(backends::Lane& lane, const control::Response& r, BufferView buf);
+  void scale_after(backends::Lane& lane, const control::Response& r, BufferView buf);
 
-  backends::Backend& backend_;
+  LaneSelector& lanes_;
   int rank_;
   int size_;
-  std::vector<char> fusion_;
   TimelineWriter* timeline_ = nullptr;
-  std::map<control::OpType, std::string> op_phases_;  // "RING/SHM_ALLREDUCE", built once
+  // "RING/SHM_ALLREDUCE", "NCCL_ALLREDUCE": built once per backend and operation.
+  std::map<std::pair<const backends::Backend*, control::OpType>, std::string> op_phases_;
 };
 
 }  // namespace hvd::core

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/runtime.h"
 
+#include "backends/host_memory.h"
 #include "hvd/error.h"
 
 namespace hvd::core {
@@ -16,14 +17,16 @@ std::unique_ptr<TimelineWriter> make_timeline(TimelineOptions options, int rank)
 }  // namespace
 
 Runtime::Runtime(bootstrap::WorldInfo world, std::unique_ptr<control::Channel> channel,
-                 std::unique_ptr<backends::Backend> backend, RuntimeOptions options)
+                 std::unique_ptr<backends::Backend> backend, RuntimeOptions options,
+                 GpuLaneFactory gpu_lanes)
     : world_(std::move(world)),
       channel_(std::move(channel)),
-      backend_(std::move(backend)),
+      lanes_(backends::Lane{std::move(backend), std::make_unique<backends::HostMemory>()},
+             std::move(gpu_lanes)),
       options_(options),
       timeline_(make_timeline(options.timeline, world_.rank)),
       controller_(*channel_, options.controller),
-      executor_(*backend_, world_.rank, world_.size) {
+      executor_(lanes_, world_.rank, world_.size) {
   executor_.set_timeline(timeline_.get());
   thread_ = std::thread([this] { loop(); });
 }

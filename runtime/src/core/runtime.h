@@ -17,6 +17,7 @@
 #include "control/channel.h"
 #include "control/controller.h"
 #include "core/executor.h"
+#include "core/lane_selector.h"
 #include "core/tensor_queue.h"
 #include "core/timeline.h"
 
@@ -32,9 +33,12 @@ struct RuntimeOptions {
 
 class Runtime {
  public:
-  /// Takes ownership of the channel and the backend; starts the background thread.
+  /// Takes ownership of the channel and the host backend; starts the background thread.
+  /// `gpu_lanes` makes the lane for CUDA tensors when the first one comes; empty in a build
+  /// without the GPU backend (CUDA tensors then fail with a message that says how to rebuild).
   Runtime(bootstrap::WorldInfo world, std::unique_ptr<control::Channel> channel,
-          std::unique_ptr<backends::Backend> backend, RuntimeOptions options);
+          std::unique_ptr<backends::Backend> backend, RuntimeOptions options,
+          GpuLaneFactory gpu_lanes = {});
   /// Shuts down (collectively, like hvd.shutdown()) if that has not happened yet.
   ~Runtime();
   Runtime(const Runtime&) = delete;
@@ -58,7 +62,7 @@ class Runtime {
 
   bootstrap::WorldInfo world_;
   std::unique_ptr<control::Channel> channel_;
-  std::unique_ptr<backends::Backend> backend_;
+  LaneSelector lanes_;
   RuntimeOptions options_;
   TensorQueue queue_;
   std::unique_ptr<TimelineWriter> timeline_;

@@ -24,6 +24,16 @@ RuntimeOptions runtime_options_from_env(const EnvMap& env) {
   return o;
 }
 
+GpuLaneFactory gpu_lane_factory(const EnvMap& env, bootstrap::KvStore& store,
+                                const bootstrap::WorldInfo& world) {
+  if (!backends::has_gpu_backend()) return {};
+  const std::chrono::milliseconds timeout = backends::gpu_timeout(env);  // checked at init
+  // The store outlives the runtime (Instance holds it), and so every call of this factory.
+  return [&store, world, timeout](Device device) {
+    return backends::make_gpu_lane(store, world, device, timeout);
+  };
+}
+
 Instance make_instance(const EnvMap& env) {
   Instance instance;
   // Checked before the bootstrap, so that a bad HVD_BACKEND fails without waiting for peers.
@@ -37,7 +47,8 @@ Instance make_instance(const EnvMap& env) {
   // With HVD_BACKEND=mpi only tensors go over MPI; the control channel above stays on the ring.
   auto backend = backends::make_host_backend(host_backend, kind, env, *b.store, b.world);
   instance.runtime = std::make_unique<Runtime>(b.world, std::move(channel), std::move(backend),
-                                               runtime_options_from_env(env));
+                                               runtime_options_from_env(env),
+                                               gpu_lane_factory(env, *b.store, b.world));
   instance.store = std::move(b.store);
   return instance;
 }

@@ -14,6 +14,12 @@ namespace hvd::core {
 /// HOROVOD_CACHE_CAPACITY); ConfigError names a malformed one.
 RuntimeOptions runtime_options_from_env(const EnvMap& env);
 
+/// What makes the GPU lane when the first CUDA tensor comes (empty in a build without the GPU
+/// backend). Reads HVD_NCCL_TIMEOUT now (ConfigError when malformed); `store` must outlive
+/// every call.
+GpuLaneFactory gpu_lane_factory(const EnvMap& env, bootstrap::KvStore& store,
+                                const bootstrap::WorldInfo& world);
+
 /// Everything one libhvd instance holds. The store stays alive as long as the runtime: for
 /// PMIx or MPI it owns the library's session.
 struct Instance {
