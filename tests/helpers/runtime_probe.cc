@@ -120,6 +120,21 @@ void grouped(int rank, int size) {
   }
 }
 
+// A group spanning host and device memory is refused on every rank before anything moves (the
+// "device" tensor is never touched).
+void grouped_across_devices() {
+  std::vector<float> a(4), b(4);
+  const hvd::TensorView host{a.data(), hvd::DataType::kFloat32, {4}, {}};
+  const hvd::TensorView gpu{b.data(), hvd::DataType::kFloat32, {4}, hvd::Device{0}};
+  for (const hvd::Handle& h : hvd::grouped_allreduce_async({"mixed.0", "mixed.1"}, {host, gpu},
+                                                           {host, gpu}, hvd::ReduceOp::kSum)) {
+    const hvd::Status s = h.wait();
+    expect(!s.ok() &&
+               s.message().find("put the tensors of one group on one device") != std::string::npos,
+           "mixed-device group refused: " + s.message());
+  }
+}
+
 void other_collectives(int rank, int size) {
   std::vector<double> b(10, rank);
   must(hvd::broadcast_async("bcast", view(b, hvd::DataType::kFloat64, {10}),
@@ -194,6 +209,7 @@ int main(int argc, char** argv) {
   many_small_fused(rank, size);
   many_small_fused(rank, size);  // the second step runs from the response cache
   grouped(rank, size);
+  grouped_across_devices();
   other_collectives(rank, size);
   must(hvd::shutdown(), "shutdown");
   if (rank == 0 && failures == 0) std::printf("runtime_probe: %d ranks ok\n", size);

@@ -115,7 +115,17 @@ Response MessageTable::take_response(const std::string& name) {
                       " before the first one completed; names must be unique while in flight");
     return r;
   }
-  if (std::string why = check_agreement(e.requests); !why.empty()) {
+  std::string why = check_agreement(e.requests);
+  if (why.empty() && r.type == OpType::kAlltoall &&
+      (first.shape.empty() || first.shape[0] % size_ != 0)) {
+    // Each rank gets rows/size rows from every rank; uneven splits would need the receive
+    // counts negotiated as well (Horovod's `splits`), which this runtime does not do.
+    why = str_cat("alltoall '", name, "': the first dimension (",
+                  first.shape.empty() ? int64_t{0} : first.shape[0],
+                  ") must be a multiple of the number of ranks (", size_,
+                  "); uneven splits are not supported");
+  }
+  if (!why.empty()) {
     r.kind = Response::Kind::kError;
     r.error = why;
     return r;

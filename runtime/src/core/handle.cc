@@ -118,6 +118,17 @@ std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& name
     return {failed(ErrorCode::kUsage,
                    "grouped allreduce: names, inputs and outputs must have the same length")};
   }
+  for (size_t i = 1; i < in.size(); ++i) {
+    if (in[i].device != in[0].device) {
+      // One group is one fused buffer on one device; the planner cannot split it.
+      return std::vector<Handle>(
+          names.size(),
+          failed(ErrorCode::kUsage,
+                 str_cat("grouped allreduce: '", names[i], "' is on device ", in[i].device.index,
+                         " but '", names[0], "' on device ", in[0].device.index,
+                         "; put the tensors of one group on one device")));
+    }
+  }
   core::Runtime* rt = g_runtime.load();
   if (rt == nullptr) return {failed(ErrorCode::kUsage, "hvd::init() has not been called")};
   // Every rank numbers its groups in the same order, so the ids agree without negotiation.
@@ -164,6 +175,13 @@ Handle reducescatter_async(const std::string& name, const TensorView& in, const 
 }
 
 Handle alltoall_async(const std::string& name, const TensorView& in, const TensorView& out) {
+  // The row split itself (a multiple of the ranks) is checked in negotiation, so that every
+  // rank gets the same error.
+  if (out.count() != in.count()) {
+    return failed(ErrorCode::kUsage,
+                  str_cat("alltoall '", name, "': the output has ", out.count(),
+                          " elements, the input ", in.count(), "; they must have the same shape"));
+  }
   return submit(request(name, control::OpType::kAlltoall, in), in, out);
 }
 

@@ -82,3 +82,24 @@ TEST_CASE("message_table: the same name twice from one rank is an error for that
   CHECK(table.add(req(1, "x")));
   CHECK(table.take_response("x").error.find("submitted twice by rank 0") != std::string::npos);
 }
+
+TEST_CASE("message_table: alltoall rows must split evenly over the ranks") {
+  control::MessageTable table(3);
+  for (const int64_t rows : {6, 4}) {
+    const std::string name = "a2a." + std::to_string(rows);
+    for (int rank = 0; rank < 3; ++rank) {
+      control::Request r = req(rank, name, {rows, 2});
+      r.type = control::OpType::kAlltoall;
+      table.add(r);
+    }
+    const control::Response r = table.take_response(name);
+    if (rows == 6) {
+      CHECK(r.kind == control::Response::Kind::kRun);
+    } else {
+      REQUIRE(r.kind == control::Response::Kind::kError);
+      CHECK(r.error ==
+            "alltoall 'a2a.4': the first dimension (4) must be a multiple of the number of ranks "
+            "(3); uneven splits are not supported");
+    }
+  }
+}
