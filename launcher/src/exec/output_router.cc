@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -53,8 +54,8 @@ OutputRouter::OutputRouter(int num_ranks, bool tag, const std::string& output_di
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
       if (ec) {
-        throw LaunchError(str_cat("--output-filename: cannot create '", dir.string(),
-                                  "': ", ec.message()));
+        throw LaunchError(
+            str_cat("--output-filename: cannot create '", dir.string(), "': ", ec.message()));
       }
       c.file = open_log((dir / name).string());
     }
@@ -101,20 +102,42 @@ void OutputRouter::on_data(int rank, Stream stream, std::string_view data) {
   split_lines(c.partial, data, [&](std::string_view line) { emit(stream, c.prefix, line); });
 }
 
+namespace {
+
+// The rank a label names and the text after it, or rank -1. srun right-aligns the task number
+// ("  3: text"); mpirun --tag-output writes "[JOB,RANK]<stdout>:text" (or <stderr>).
+std::pair<int, std::string_view> split_label(std::string_view line,
+                                             OutputRouter::LabelStyle style) {
+  size_t pos = 0, end = 0;
+  std::string_view after;
+  if (style == OutputRouter::LabelStyle::kSrun) {
+    pos = std::min(line.find_first_not_of(' '), line.size());
+    end = pos;
+    while (end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
+    if (line.substr(end, 2) != ": ") return {-1, line};
+    after = line.substr(end + 2);
+  } else {
+    const size_t comma = line.find(',');
+    if (line.empty() || line[0] != '[' || comma == std::string_view::npos) return {-1, line};
+    pos = end = comma + 1;
+    while (end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
+    const size_t colon = line.find(">:", end);
+    if (line.substr(end, 2) != "]<" || colon == std::string_view::npos) return {-1, line};
+    after = line.substr(colon + 2);
+  }
+  if (end == pos || end - pos >= 8) return {-1, line};
+  return {std::stoi(std::string(line.substr(pos, end - pos))), after};
+}
+
+}  // namespace
+
 void OutputRouter::emit_labeled(Stream stream, std::string_view line) {
-  // srun right-aligns the task number: "  3: text".
-  size_t pos = line.find_first_not_of(' ');
-  size_t digits = pos;
-  while (digits < line.size() && line[digits] >= '0' && line[digits] <= '9') ++digits;
-  const bool labeled = pos != std::string_view::npos && digits > pos && digits - pos < 8 &&
-                       line.substr(digits, 2) == ": ";
-  const int rank = labeled ? std::stoi(std::string(line.substr(pos, digits - pos))) : -1;
+  const auto [rank, text] = split_label(line, label_style_);
   if (rank < 0 || static_cast<size_t>(rank) * 2 >= channels_.size()) {
     if (unlabeled_observer_) unlabeled_observer_(line);
     emit(stream, "", line);
     return;
   }
-  const std::string_view text = line.substr(digits + 2);
   Channel& c = channel(rank, stream);
   if (c.file.valid()) {
     write_fully(c.file.get(), text);

@@ -34,6 +34,10 @@ class OutputRouter {
   /// re-tagged as that rank's; lines without a label (srun's own messages) pass untagged.
   void on_labeled_data(Stream stream, std::string_view data);
   void on_labeled_eof(Stream stream);
+  /// Labeled output comes from srun --label ("  3: text", the default) or from Open MPI's
+  /// mpirun --tag-output ("[1,3]<stdout>:text").
+  enum class LabelStyle { kSrun, kOpenMpi };
+  void set_label_style(LabelStyle style) { label_style_ = style; }
   /// Called with each unlabeled line of labeled output (srun's own messages).
   void set_unlabeled_observer(std::function<void(std::string_view)> observer) {
     unlabeled_observer_ = std::move(observer);
@@ -60,10 +64,11 @@ class OutputRouter {
   template <typename OnLine>
   static void split_lines(std::string& partial, std::string_view data, OnLine line);
 
-  std::vector<Channel> channels_;  // 2 per rank
+  std::vector<Channel> channels_;   // 2 per rank
   std::string labeled_partial_[2];  // srun --label output, per stream
   std::function<void(std::string_view)> unlabeled_observer_;
-  std::string pending_[2];         // merged output, per destination
+  LabelStyle label_style_ = LabelStyle::kSrun;
+  std::string pending_[2];  // merged output, per destination
   int fds_[2];
 };
 
