@@ -4,8 +4,10 @@
 // the pictures is checked by tests/report/check_report.py; running mpirun by tests/frameworks.
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <set>
 
 #include "integration/hvdrun_test_util.h"
 
@@ -84,4 +86,27 @@ TEST_CASE("--tf-config --dry-run: every rank's TF_CONFIG lists all workers, each
     for (const auto& w : tf.at("cluster").at("worker")) workers.insert(w.get<std::string>());
   }
   CHECK(workers.size() == 3);
+}
+
+TEST_CASE("a flag before -np does not swallow it (options that take no value)") {
+  const ProcessResult r = run(hvdrun({"--verbose", "-np", "2", "--dry-run", "--", "/bin/true"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(json::parse(r.out).at("size") == 2);
+}
+
+TEST_CASE("--mpi --dry-run prints the mpirun line with hvdrun's variables" *
+          doctest::skip(!std::filesystem::exists("/usr/bin/mpirun"))) {
+  const ProcessResult r = run(hvdrun({"--mpi", "-np", "3", "--bind-to", "core", "--dry-run",
+                                      "--cycle-time-ms", "7", "--", "/bin/echo", "hi"}),
+                              {{"PATH", "/usr/bin:/bin"}});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const json plan = json::parse(r.out);
+  CHECK(plan.at("mode") == "mpirun");
+  const std::string line = plan.at("mpirun_line");
+  CHECK(line.rfind("/usr/bin/mpirun -np 3 ", 0) == 0);
+  CHECK(line.find("--bind-to core --tag-output") != std::string::npos);
+  CHECK(line.find("-x HOROVOD_CYCLE_TIME=7") != std::string::npos);
+  CHECK(line.find("-x MASTER_PORT=") != std::string::npos);
+  CHECK(line.substr(line.size() - 12) == "/bin/echo hi");  // the program last, untouched
+  CHECK((line.find("--allow-run-as-root") != std::string::npos) == (geteuid() == 0));
 }

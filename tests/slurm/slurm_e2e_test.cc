@@ -189,3 +189,32 @@ TEST_CASE("libhvd across both nodes: runtime_probe under hvdrun inside salloc") 
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("runtime_probe: 4 ranks ok") != std::string::npos);
 }
+
+TEST_CASE(
+    "--dry-run inside an allocation: --no-mpi drops srun's --mpi, --tf-config lists workers") {
+  const ProcessResult plain = run(salloc({"--no-mpi", "--dry-run", "--", RANK_PROBE_EXE, "env"}));
+  REQUIRE_MESSAGE(plain.exit_code == 0, plain.err);
+  CHECK(json::parse(plain.out).at("srun_line").get<std::string>().find("--mpi") ==
+        std::string::npos);
+
+  const ProcessResult r = run(salloc({"--tf-config", "--dry-run", "--", RANK_PROBE_EXE, "env"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const json plan = json::parse(r.out);
+  REQUIRE(plan.at("ranks").size() == 8);
+  const auto port = [](const std::string& worker) {
+    return std::stoi(worker.substr(worker.rfind(':') + 1));
+  };
+  for (int rank = 0; rank < 8; ++rank) {
+    CAPTURE(rank);
+    const json tf =
+        json::parse(plan.at("ranks").at(rank).at("env").at("TF_CONFIG").get<std::string>());
+    CHECK(tf.at("task").at("index") == rank);
+    const auto list = tf.at("cluster").at("worker").get<std::vector<std::string>>();
+    REQUIRE(list.size() == 8);
+    // Node address (NodeAddr 127.0.0.1 for both nodes here) and the job's base + local rank.
+    for (size_t i = 0; i < list.size(); ++i) {
+      CHECK(list[i].rfind("127.0.0.1:", 0) == 0);
+      CHECK(port(list[i]) == port(list[0]) + static_cast<int>(i % 4));
+    }
+  }
+}
