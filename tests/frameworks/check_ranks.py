@@ -19,8 +19,11 @@ TAG = re.compile(r"^\[(\d+)\]<stdout>:(.*)$")
 
 
 def fields(text: str) -> dict:
-    words = text.split()
-    return {words[i]: words[i + 1] for i in range(len(words) - 1)}
+    """Each word mapped to the word after it (the first time it appears)."""
+    words, out = text.split(), {}
+    for key, value in zip(words, words[1:]):
+        out.setdefault(key, value)
+    return out
 
 
 def check(args: argparse.Namespace, out: str) -> list:

@@ -6,7 +6,7 @@ init_process_group("gloo") gets no address, rank or size: torch reads MASTER_ADD
 RANK and WORLD_SIZE (env://), which hvdrun sets for every rank. Each rank starts from different
 weights and sees different data, so equal parameters at the end show that DDP both broadcast
 rank 0's weights and averaged the gradients. Prints one line per rank:
-    torch_ddp: rank R of N local L of M on HOST checksum C
+    torch_ddp: rank R of N local_rank L local_size M on HOST checksum C
 and exits 1 if any rank's parameters differ from rank 0's or the identity variables disagree
 with the process group.
 """
@@ -48,7 +48,7 @@ def main() -> int:
     everyone = [torch.zeros_like(mine) for _ in range(size)]
     dist.all_gather(everyone, mine)
     same = all(torch.equal(c, everyone[0]) for c in everyone)
-    print(f"torch_ddp: rank {rank} of {size} local {local_rank} of {local_size} "
+    print(f"torch_ddp: rank {rank} of {size} local_rank {local_rank} local_size {local_size} "
           f"on {socket.gethostname()} checksum {mine.item():.12e}", flush=True)
     dist.destroy_process_group()
     if not same:

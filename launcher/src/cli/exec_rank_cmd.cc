@@ -8,9 +8,11 @@
 #include <iostream>
 
 #include "exec/program_lookup.h"
+#include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "slurm/allocation.h"
 #include "slurm/gpu_ids.h"
+#include "slurm/route_interface.h"
 #include "slurm/task_env.h"
 #include "util/text.h"
 
@@ -47,7 +49,13 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
     throw UsageError(str_cat("exec-rank --tf-workers: ", options.tf_workers.size(),
                              " workers for a step of ", task.size, " tasks"));
   }
-  const EnvMap mine = slurm::task_env(task, options, env);
+  EnvMap mine = slurm::task_env(task, options, env);
+  // A per-node fact, so it is found here and not predicted by --dry-run (slurm/route_interface.h).
+  if (env.count(env::kGlooSocketIfname) == 0) {
+    if (auto ifname = slurm::interface_towards(mine.at(env::kTorchMasterAddr))) {
+      mine[env::kGlooSocketIfname] = *ifname;
+    }
+  }
   if (o.print_env) {
     for (const auto& [key, value] : mine) std::cout << key << "=" << value << "\n";
     return 0;
