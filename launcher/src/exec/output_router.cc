@@ -104,38 +104,38 @@ void OutputRouter::on_data(int rank, Stream stream, std::string_view data) {
 
 namespace {
 
-// The rank a label names and the text after it, or rank -1. srun right-aligns the task number
-// ("  3: text"); mpirun --tag-output writes "[JOB,RANK]<stdout>:text" (or <stderr>).
-std::pair<int, std::string_view> split_label(std::string_view line,
-                                             OutputRouter::LabelStyle style) {
-  size_t pos = 0, end = 0;
-  std::string_view after;
-  if (style == OutputRouter::LabelStyle::kSrun) {
-    pos = std::min(line.find_first_not_of(' '), line.size());
-    end = pos;
-    while (end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
-    if (line.substr(end, 2) != ": ") return {-1, line};
-    after = line.substr(end + 2);
-  } else {
-    const size_t comma = line.find(',');
-    if (line.empty() || line[0] != '[' || comma == std::string_view::npos) return {-1, line};
-    pos = end = comma + 1;
-    while (end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
-    const size_t colon = line.find(">:", end);
-    if (line.substr(end, 2) != "]<" || colon == std::string_view::npos) return {-1, line};
-    after = line.substr(colon + 2);
-  }
-  if (end == pos || end - pos >= 8) return {-1, line};
-  return {std::stoi(std::string(line.substr(pos, end - pos))), after};
+// The rank srun's --label names and the text after it ("  3: text"), or rank -1.
+std::pair<int, std::string_view> split_srun_label(std::string_view line) {
+  const size_t pos = std::min(line.find_first_not_of(' '), line.size());
+  size_t end = pos;
+  while (end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
+  if (end == pos || end - pos >= 8 || line.substr(end, 2) != ": ") return {-1, line};
+  return {std::stoi(std::string(line.substr(pos, end - pos))), line.substr(end + 2)};
 }
 
 }  // namespace
 
+void OutputRouter::set_label_style(LabelStyle style) {
+  for (int s = 0; s < 2; ++s) {
+    const Stream stream = static_cast<Stream>(s);
+    mpirun_splitters_[s].reset();
+    if (style != LabelStyle::kOpenMpi) continue;
+    mpirun_splitters_[s] = std::make_unique<MpirunTagSplitter>(
+        static_cast<int>(channels_.size() / 2),
+        [this, stream](int rank, std::string_view bytes) { on_data(rank, stream, bytes); },
+        [this, stream](std::string_view line) { emit_unlabeled(stream, line); });
+  }
+}
+
+void OutputRouter::emit_unlabeled(Stream stream, std::string_view line) {
+  if (unlabeled_observer_) unlabeled_observer_(line);
+  emit(stream, "", line);
+}
+
 void OutputRouter::emit_labeled(Stream stream, std::string_view line) {
-  const auto [rank, text] = split_label(line, label_style_);
+  const auto [rank, text] = split_srun_label(line);
   if (rank < 0 || static_cast<size_t>(rank) * 2 >= channels_.size()) {
-    if (unlabeled_observer_) unlabeled_observer_(line);
-    emit(stream, "", line);
+    emit_unlabeled(stream, line);
     return;
   }
   Channel& c = channel(rank, stream);
@@ -147,11 +147,21 @@ void OutputRouter::emit_labeled(Stream stream, std::string_view line) {
 }
 
 void OutputRouter::on_labeled_data(Stream stream, std::string_view data) {
+  if (auto& splitter = mpirun_splitters_[static_cast<int>(stream)]) {
+    splitter->feed(data);
+    return;
+  }
   split_lines(labeled_partial_[static_cast<int>(stream)], data,
               [&](std::string_view line) { emit_labeled(stream, line); });
 }
 
 void OutputRouter::on_labeled_eof(Stream stream) {
+  if (auto& splitter = mpirun_splitters_[static_cast<int>(stream)]) {
+    splitter->finish();
+    for (size_t rank = 0; rank < channels_.size() / 2; ++rank)
+      on_eof(static_cast<int>(rank), stream);
+    return;
+  }
   std::string& partial = labeled_partial_[static_cast<int>(stream)];
   if (!partial.empty()) emit_labeled(stream, partial);
   partial.clear();
