@@ -90,7 +90,7 @@ TEST_CASE("hvdrun inside salloc launches one srun step") {
 }
 
 TEST_CASE("--dry-run inside an allocation prints the srun line and every rank's environment") {
-  const ProcessResult r = run(salloc({"--dry-run", "--", RANK_PROBE_EXE, "env"}));
+  const ProcessResult r = run(salloc({"--mpi", "--dry-run", "--", RANK_PROBE_EXE, "env"}));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const json plan = json::parse(r.out);
   CHECK(plan.at("mode") == "slurm");
@@ -103,7 +103,7 @@ TEST_CASE("--dry-run inside an allocation prints the srun line and every rank's 
 TEST_CASE("an Open MPI program launched by hvdrun through srun --mpi=pmix spans both nodes" *
           doctest::skip(std::string(MPI_ALLREDUCE_EXE).empty())) {
   const ProcessResult r = run({"/usr/bin/salloc", "--quiet", "-N", "2", "-n", "4", HVDRUN_EXE,
-                               "--profile", kProfile, "--", MPI_ALLREDUCE_EXE});
+                               "--mpi", "--profile", kProfile, "--", MPI_ALLREDUCE_EXE});
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
   std::set<std::string> hosts;
@@ -191,8 +191,8 @@ TEST_CASE("libhvd across both nodes: runtime_probe under hvdrun inside salloc") 
 }
 
 TEST_CASE(
-    "--dry-run inside an allocation: --no-mpi drops srun's --mpi, --tf-config lists workers") {
-  const ProcessResult plain = run(salloc({"--no-mpi", "--dry-run", "--", RANK_PROBE_EXE, "env"}));
+    "--dry-run inside an allocation: no --mpi for srun unless asked, --tf-config lists workers") {
+  const ProcessResult plain = run(salloc({"--dry-run", "--", RANK_PROBE_EXE, "env"}));
   REQUIRE_MESSAGE(plain.exit_code == 0, plain.err);
   CHECK(json::parse(plain.out).at("srun_line").get<std::string>().find("--mpi") ==
         std::string::npos);

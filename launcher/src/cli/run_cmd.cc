@@ -125,12 +125,8 @@ void register_run_options(CLI::App& app, config::RunOptions& o) {
       ->check(CLI::IsMember({"auto", "local", "slurm"}));
   app.add_option("--profile", o.profile, "Site profile name or path (default: detected)");
   app.add_option("--srun-arg", o.srun_args, "Extra srun flag, e.g. --srun-arg=--exclusive");
-  app.add_flag_callback(
-      "--mpi", [&o] { o.mpi = true; },
-      "Start an MPI program: through mpirun on this machine, srun --mpi=PLUGIN in Slurm");
-  app.add_flag_callback(
-      "--no-mpi", [&o] { o.mpi = false; },
-      "In Slurm: no --mpi flag for srun, even when the site profile names a plugin");
+  app.add_flag("--mpi", o.mpi,
+               "The program uses MPI: start it through mpirun here, srun --mpi=PLUGIN in Slurm");
   app.add_flag("--tf-config", o.tf_config,
                "Set TF_CONFIG (TensorFlow MultiWorkerMirroredStrategy) for every rank");
   register_tunables(app, o);
@@ -174,7 +170,7 @@ int run_command(const config::RunOptions& opts, const EnvMap& env) {
   if (opts.launcher == "slurm" || (opts.launcher == "auto" && in_job)) {
     return run_in_allocation(opts, env);
   }
-  if (opts.mpi.value_or(false)) return run_mpirun(opts, env);
+  if (opts.mpi) return run_mpirun(opts, env);
   return run_local(opts, env);
 }
 

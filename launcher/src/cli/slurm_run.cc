@@ -44,17 +44,17 @@ struct StepPlan {
   EnvMap step_env;                // what hvdrun adds to the environment srun passes on
 };
 
-// srun's --mpi plugin. By default the profile's: it is how the site starts MPI programs, and a
-// program that uses MPI (mpi4py, a Horovod built with MPI) but gets no PMI starts as N
-// singletons that each train alone, without an error. libhvd itself does not need it under
-// hvdrun (it bootstraps through hvdrun's store), and the plugin costs about 35 ms per launch on
-// the test cluster (scripts/bench-slurm-launch.sh), once per job: a price worth the silent
-// failure it prevents. --no-mpi drops it for launch-bound uses; --mpi insists on one (the
-// profile's, else pmix, which Open MPI and mpi4py from Debian speak).
+// srun's --mpi plugin: only with --mpi, and then the profile's, the site's way to start MPI
+// programs (a profile without one leaves it to the cluster's MpiDefault, which may be
+// cray_shasta or pmi2, so hvdrun does not guess pmix). Without --mpi srun gets none: libhvd and
+// torch do not need PMI under hvdrun (they meet through hvdrun's store and MASTER_ADDR), and the
+// plugin's set-up costs more than hvdrun itself: on the test cluster about 80 ms per launch,
+// against 28 ms for hvdrun over plain srun (scripts/bench-slurm-launch.sh). The price: an MPI
+// program started without --mpi, on a cluster whose MpiDefault is none, runs as N singletons. The
+// same holds on this machine, where only --mpi brings mpirun, so there is one rule: MPI programs
+// need --mpi.
 std::string srun_mpi_plugin(const config::RunOptions& opts, const profile::SiteProfile& profile) {
-  if (!opts.mpi) return profile.mpi;
-  if (!*opts.mpi) return "";
-  return profile.mpi.empty() || profile.mpi == "none" ? "pmix" : profile.mpi;
+  return opts.mpi ? profile.mpi : "";
 }
 
 // TF_CONFIG's workers in rank order: each node's address with one port per local rank.

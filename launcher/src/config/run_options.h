@@ -25,10 +25,10 @@ struct RunOptions {
   std::string launcher = "auto";
   std::string profile;                 // --profile NAME or PATH; empty = detect
   std::vector<std::string> srun_args;  // --srun-arg, passed to srun as they are
-  // --mpi / --no-mpi. Unset: on this machine hvdrun starts the ranks itself; inside Slurm srun
-  // gets the profile's --mpi plugin. true: mpirun here, srun --mpi=PLUGIN (profile's, else pmix)
-  // inside Slurm. false (--no-mpi): srun gets no --mpi flag (Slurm's MpiDefault applies).
-  std::optional<bool> mpi;
+  // --mpi: the program uses MPI. On this machine mpirun starts the ranks; inside Slurm srun
+  // gets the profile's --mpi=PLUGIN. Without it hvdrun starts the ranks itself, and srun gets no
+  // --mpi flag (Slurm's MpiDefault applies).
+  bool mpi = false;
   bool tf_config = false;  // --tf-config: set TF_CONFIG for every rank
 
   // Launcher settings.
