@@ -53,6 +53,28 @@ std::string find_mpirun(const EnvMap& env) {
       "openmpi-bin), or run without --mpi to let hvdrun start the ranks itself");
 }
 
+// Runs mpirun as hvdrun's one child. mpirun kills the other ranks when one fails and exits with
+// a failed rank's code; hvdrun keeps the signal forwarding and turns --tag-output's
+// "[1,R]<stdout>:" into its own tags (exec/mpirun_tags.h).
+int supervise_mpirun(const local::MpirunRequest& request, const std::vector<std::string>& argv,
+                     const config::LaunchConfig& cfg, const EnvMap& env) {
+  exec::block_forwarded_signals();
+  exec::Child mpirun{"mpirun", {request.mpirun, argv, {}, {}}, -1, {}};
+  EnvMap full = env;
+  for (const auto& [k, v] : request.env) full[k] = v;
+  for (const auto& [k, v] : full) mpirun.request.env.push_back(k + "=" + v);
+  exec::OutputRouter router(cfg.num_proc, cfg.settings.launcher.tag_output, cfg.output_dir,
+                            STDOUT_FILENO, STDERR_FILENO);
+  router.set_label_style(exec::OutputRouter::LabelStyle::kOpenMpi);
+  std::vector<exec::Child> children;
+  children.push_back(std::move(mpirun));
+  exec::Supervisor supervisor(std::move(children), router,
+                              std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds));
+  const int code = supervisor.run();
+  finish_timeline(cfg.settings.tunables, cfg.num_proc);
+  return code;
+}
+
 }  // namespace
 
 int run_mpirun(const config::RunOptions& opts, const EnvMap& env) {
@@ -74,34 +96,16 @@ int run_mpirun(const config::RunOptions& opts, const EnvMap& env) {
   request.env = run_env(cfg, cores, env);
   request.command = cfg.command;
   const std::vector<std::string> argv = local::build_mpirun_command(request);
-  if (cfg.dry_run) {
-    const nlohmann::json plan = {{"mode", "mpirun"},
-                                 {"size", cfg.num_proc},
-                                 {"mpirun", argv},
-                                 {"mpirun_line", slurm::shell_join(argv)},
-                                 {"env", request.env},
-                                 {"settings", config::to_json(cfg.settings)},
-                                 {"settings_sources", cfg.sources}};
-    std::cout << plan.dump(2) << std::endl;
-    return 0;
-  }
-  exec::block_forwarded_signals();
-  // mpirun kills the other ranks when one fails and exits with a failed rank's code; hvdrun
-  // keeps the signal forwarding and turns --tag-output's "[1,R]<stdout>:" into its own tags.
-  exec::Child mpirun{"mpirun", {request.mpirun, argv, {}, {}}, -1, {}};
-  EnvMap full = env;
-  for (const auto& [k, v] : request.env) full[k] = v;
-  for (const auto& [k, v] : full) mpirun.request.env.push_back(k + "=" + v);
-  exec::OutputRouter router(cfg.num_proc, cfg.settings.launcher.tag_output, cfg.output_dir,
-                            STDOUT_FILENO, STDERR_FILENO);
-  router.set_label_style(exec::OutputRouter::LabelStyle::kOpenMpi);
-  std::vector<exec::Child> children;
-  children.push_back(std::move(mpirun));
-  exec::Supervisor supervisor(std::move(children), router,
-                              std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds));
-  const int code = supervisor.run();
-  finish_timeline(cfg.settings.tunables, cfg.num_proc);
-  return code;
+  if (!cfg.dry_run) return supervise_mpirun(request, argv, cfg, env);
+  const nlohmann::json plan = {{"mode", "mpirun"},
+                               {"size", cfg.num_proc},
+                               {"mpirun", argv},
+                               {"mpirun_line", slurm::shell_join(argv)},
+                               {"env", request.env},
+                               {"settings", config::to_json(cfg.settings)},
+                               {"settings_sources", cfg.sources}};
+  std::cout << plan.dump(2) << std::endl;
+  return 0;
 }
 
 }  // namespace hvd::launcher::cli
