@@ -13,6 +13,8 @@ packages=(
   libkainjow-mustache-dev                           # sbatch script templates
   doctest-dev                                       # unit tests
   hyperfine                                         # benchmark helper (scripts/bench-launch.sh)
+  python3-torch python3-mpi4py                      # framework tests (tests/frameworks)
+  gnuplot-nox                                       # hvdrun report draws with it
 )
 
 missing=()

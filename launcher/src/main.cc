@@ -18,16 +18,18 @@ using namespace hvd::launcher;
 
 int main(int argc, char** argv) {
   const EnvMap env = env_from_environ(environ);
-  CLI::App app{"hvdrun: run a program as N ranks of a distributed job, on this machine or in a "
-               "Slurm allocation, with each rank's identity, rendezvous, GPU and CPU binding set.\n\n"
-               "Usage: hvdrun -np N [options] -- PROGRAM [ARGS...]\n"
-               "       hvdrun sbatch|profiles|exec-rank ... (see hvdrun COMMAND --help)", "hvdrun"};
+  CLI::App app{
+      "hvdrun: run a program as N ranks of a distributed job, on this machine or in a "
+      "Slurm allocation, with each rank's identity, rendezvous, GPU and CPU binding set.\n\n"
+      "Usage: hvdrun -np N [options] -- PROGRAM [ARGS...]\n"
+      "       hvdrun sbatch|profiles|exec-rank|report ... (see hvdrun COMMAND --help)",
+      "hvdrun"};
   app.set_version_flag("-v,--version", std::string("hvdrun ") + HVD_VERSION);
   cli::Commands commands;
   cli::register_commands(app, commands);
   // horovodrun's -np, -cb and -hostfile, before CLI11 reads them as bundles of short flags.
-  std::vector<std::string> args = cli::normalize_horovodrun_args(
-      {argv, argv + argc}, cli::options_taking_value(app));
+  std::vector<std::string> args =
+      cli::normalize_horovodrun_args({argv, argv + argc}, cli::options_taking_value(app));
   std::vector<char*> cargs;
   for (std::string& a : args) cargs.push_back(a.data());
   try {

@@ -19,7 +19,7 @@ std::map<std::string, std::string> job_env() {
 }  // namespace
 
 TEST_CASE("--dry-run in a job: the srun line and each rank's predicted environment") {
-  const ProcessResult r = run(hvdrun({"--dry-run", "--", "/bin/true"}), job_env());
+  const ProcessResult r = run(hvdrun({"--mpi", "--dry-run", "--", "/bin/true"}), job_env());
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const json plan = json::parse(r.out);
   CHECK(plan.at("profile").at("name") == "hvdtest");  // detected from SLURM_CLUSTER_NAME

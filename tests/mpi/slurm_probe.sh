@@ -4,8 +4,8 @@
 # node2 of the private Slurm cluster (2 per node), checked by check_probe.sh.
 #   pmix    srun --mpi=pmix -N2 -n4 PROBE, HVD_BOOTSTRAP=pmix, then again without it
 #   mpi     the same with HVD_BOOTSTRAP=mpi (Open MPI's direct launch under PMIx)
-#   hvdrun  salloc -N2 ... hvdrun -- PROBE, no HVD_BOOTSTRAP (srun + exec-rank + hvdrun's
-#           store; PMIX_RANK is set too, so this also checks the chain's order)
+#   hvdrun  salloc -N2 ... hvdrun --mpi -- PROBE, no HVD_BOOTSTRAP (srun + exec-rank + hvdrun's
+#           store; --mpi sets PMIX_RANK too, so this also checks the chain's order)
 # Skips (77) when this Slurm has no pmix MPI plugin.
 check=$(realpath -- "$(dirname "$0")/check_probe.sh")
 source "$(dirname "$0")/../slurm/lib.sh"
@@ -34,6 +34,6 @@ case $mode in
   hvdrun)
     unset HVD_BOOTSTRAP
     bash "$check" 4 hvdrun -- salloc --quiet -N2 --ntasks-per-node=2 \
-      "$hvdrun" --profile "$profile" -- "$probe" --method hvdrun "${expect[@]}" ;;
+      "$hvdrun" --mpi --profile "$profile" -- "$probe" --method hvdrun "${expect[@]}" ;;
   *) fail "unknown mode $mode" ;;
 esac

@@ -90,7 +90,7 @@ TEST_CASE("hvdrun inside salloc launches one srun step") {
 }
 
 TEST_CASE("--dry-run inside an allocation prints the srun line and every rank's environment") {
-  const ProcessResult r = run(salloc({"--dry-run", "--", RANK_PROBE_EXE, "env"}));
+  const ProcessResult r = run(salloc({"--mpi", "--dry-run", "--", RANK_PROBE_EXE, "env"}));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const json plan = json::parse(r.out);
   CHECK(plan.at("mode") == "slurm");
@@ -103,7 +103,7 @@ TEST_CASE("--dry-run inside an allocation prints the srun line and every rank's 
 TEST_CASE("an Open MPI program launched by hvdrun through srun --mpi=pmix spans both nodes" *
           doctest::skip(std::string(MPI_ALLREDUCE_EXE).empty())) {
   const ProcessResult r = run({"/usr/bin/salloc", "--quiet", "-N", "2", "-n", "4", HVDRUN_EXE,
-                               "--profile", kProfile, "--", MPI_ALLREDUCE_EXE});
+                               "--mpi", "--profile", kProfile, "--", MPI_ALLREDUCE_EXE});
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
   std::set<std::string> hosts;
@@ -203,4 +203,33 @@ TEST_CASE("hierarchical allreduce across both nodes: shared memory within, TCP b
   std::set<std::string> phases;
   for (const json& e : json::parse(read_text(trace))) phases.insert(e.value("name", ""));
   CHECK(phases.count("RING/HIERARCHICAL/TCP_ALLREDUCE") == 1);
+}
+
+TEST_CASE(
+    "--dry-run inside an allocation: no --mpi for srun unless asked, --tf-config lists workers") {
+  const ProcessResult plain = run(salloc({"--dry-run", "--", RANK_PROBE_EXE, "env"}));
+  REQUIRE_MESSAGE(plain.exit_code == 0, plain.err);
+  CHECK(json::parse(plain.out).at("srun_line").get<std::string>().find("--mpi") ==
+        std::string::npos);
+
+  const ProcessResult r = run(salloc({"--tf-config", "--dry-run", "--", RANK_PROBE_EXE, "env"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const json plan = json::parse(r.out);
+  REQUIRE(plan.at("ranks").size() == 8);
+  const auto port = [](const std::string& worker) {
+    return std::stoi(worker.substr(worker.rfind(':') + 1));
+  };
+  for (int rank = 0; rank < 8; ++rank) {
+    CAPTURE(rank);
+    const json tf =
+        json::parse(plan.at("ranks").at(rank).at("env").at("TF_CONFIG").get<std::string>());
+    CHECK(tf.at("task").at("index") == rank);
+    const auto list = tf.at("cluster").at("worker").get<std::vector<std::string>>();
+    REQUIRE(list.size() == 8);
+    // Node address (NodeAddr 127.0.0.1 for both nodes here) and the job's base + local rank.
+    for (size_t i = 0; i < list.size(); ++i) {
+      CHECK(list[i].rfind("127.0.0.1:", 0) == 0);
+      CHECK(port(list[i]) == port(list[0]) + static_cast<int>(i % 4));
+    }
+  }
 }

@@ -15,6 +15,7 @@ void register_commands(CLI::App& app, Commands& c) {
   c.exec_rank_cmd = register_exec_rank(app, c.exec_rank);
   c.sbatch_cmd = register_sbatch(app, c.sbatch);
   c.profiles_cmd = register_profiles_command(app);
+  c.report_cmd = register_report(app, c.report);
 }
 
 int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
@@ -27,6 +28,7 @@ int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
     return run_sbatch(c.sbatch, env);
   }
   if (*c.profiles_cmd) return run_profiles_command(*c.profiles_cmd, env);
+  if (*c.report_cmd) return run_report(c.report, env);
   c.run.command = take_command(app.remaining());
   if (c.run.check_build) return run_check_build(c.run.json, env);
   return run_command(c.run, env);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // All of hvdrun's commands on one CLI11 app: the run command (the app itself), sbatch,
-// profiles, exec-rank and --check-build.
+// profiles, exec-rank, report and --check-build.
 
 #include <CLI/CLI.hpp>
 
 #include "cli/exec_rank_cmd.h"
+#include "cli/report_cmd.h"
 #include "cli/sbatch_cmd.h"
 #include "config/env_map.h"
 #include "config/run_options.h"
@@ -16,9 +17,11 @@ struct Commands {
   config::RunOptions run;
   ExecRankOptions exec_rank;
   SbatchOptions sbatch;
+  ReportOptions report;
   CLI::App* exec_rank_cmd = nullptr;
   CLI::App* sbatch_cmd = nullptr;
   CLI::App* profiles_cmd = nullptr;
+  CLI::App* report_cmd = nullptr;
 };
 
 /// Adds every option and subcommand to `app`; `commands` receives the parsed values.

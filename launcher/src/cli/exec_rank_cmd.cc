@@ -8,10 +8,13 @@
 #include <iostream>
 
 #include "exec/program_lookup.h"
+#include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "slurm/allocation.h"
 #include "slurm/gpu_ids.h"
+#include "slurm/route_interface.h"
 #include "slurm/task_env.h"
+#include "util/text.h"
 
 namespace hvd::launcher::cli {
 
@@ -19,11 +22,14 @@ CLI::App* register_exec_rank(CLI::App& app, ExecRankOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "exec-rank", "Inside an srun task: set the rank's environment and GPU, then exec CMD");
   cmd->add_option("--gpu-env", o.gpu_env, "Variable that selects GPUs (CUDA_VISIBLE_DEVICES)");
-  cmd->add_option("--gpu-order", o.gpu_order, "Local rank i gets visible GPU ORDER[i], e.g. 3,2,1,0");
+  cmd->add_option("--gpu-order", o.gpu_order,
+                  "Local rank i gets visible GPU ORDER[i], e.g. 3,2,1,0");
   cmd->add_option("--master-addr", o.master_addr, "MASTER_ADDR (default: the step's first node)");
   cmd->add_option("--master-port", o.master_port, "MASTER_PORT (default: from the job id)");
   cmd->add_option("--master-port-base", o.master_port_base, "Base for the derived MASTER_PORT");
-  cmd->add_flag("--print-env", o.print_env, "Print the variables this task would get; exec nothing");
+  cmd->add_option("--tf-workers", o.tf_workers, "TF_CONFIG's workers, host:port in rank order");
+  cmd->add_flag("--print-env", o.print_env,
+                "Print the variables this task would get; exec nothing");
   cmd->prefix_command();
   return cmd;
 }
@@ -36,7 +42,20 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
   options.master_addr = o.master_addr;
   options.master_port = o.master_port;
   options.master_port_base = o.master_port_base;
-  const EnvMap mine = slurm::task_env(task, options, env);
+  util::for_each_item(o.tf_workers, [&options](std::string_view worker) {
+    if (!worker.empty()) options.tf_workers.emplace_back(worker);
+  });
+  if (!options.tf_workers.empty() && options.tf_workers.size() != static_cast<size_t>(task.size)) {
+    throw UsageError(str_cat("exec-rank --tf-workers: ", options.tf_workers.size(),
+                             " workers for a step of ", task.size, " tasks"));
+  }
+  EnvMap mine = slurm::task_env(task, options, env);
+  // A per-node fact, so it is found here and not predicted by --dry-run (slurm/route_interface.h).
+  if (env.count(env::kGlooSocketIfname) == 0) {
+    if (auto ifname = slurm::interface_towards(mine.at(env::kTorchMasterAddr))) {
+      mine[env::kGlooSocketIfname] = *ifname;
+    }
+  }
   if (o.print_env) {
     for (const auto& [key, value] : mine) std::cout << key << "=" << value << "\n";
     return 0;
@@ -54,8 +73,8 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   execve(program.c_str(), argv.data(), envp.data());
-  throw LaunchError(str_cat("rank ", task.rank, ": cannot execute '", program, "': ",
-                            std::strerror(errno)));
+  throw LaunchError(
+      str_cat("rank ", task.rank, ": cannot execute '", program, "': ", std::strerror(errno)));
 }
 
 }  // namespace hvd::launcher::cli

@@ -15,11 +15,12 @@ namespace hvd::launcher::cli {
 
 struct ExecRankOptions {
   std::string gpu_env = "CUDA_VISIBLE_DEVICES";
-  std::string gpu_order;     // "3,2,1,0"; empty = identity
-  std::string master_addr;   // empty = the step's first node
-  int master_port = 0;       // 0 = derived from the job id
+  std::string gpu_order;    // "3,2,1,0"; empty = identity
+  std::string master_addr;  // empty = the step's first node
+  int master_port = 0;      // 0 = derived from the job id
   int master_port_base = 0;
-  bool print_env = false;    // print the variables instead of exec'ing (for checks)
+  std::string tf_workers;  // "host:port,..." for TF_CONFIG; empty = no TF_CONFIG
+  bool print_env = false;  // print the variables instead of exec'ing (for checks)
   std::vector<std::string> command;
 };
 

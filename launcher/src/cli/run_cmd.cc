@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <set>
 
 #include "binding/cpu_topology.h"
 #include "binding/gpu_inventory.h"
+#include "cli/mpirun_launch.h"
 #include "cli/slurm_run.h"
 #include "cli/timeline_finish.h"
 #include "config/data_dirs.h"
@@ -74,12 +76,28 @@ std::vector<exec::Child> local_children(const plan::LaunchPlan& p, const EnvMap&
   return children;
 }
 
-void print_dry_run(const config::LaunchConfig& cfg, const plan::MachineFacts& facts,
-                   const std::string& program) {
+// Ports on this machine: the store's (already listening, or 0 to pick one for --dry-run),
+// MASTER_PORT, and with --tf-config one per rank, all different.
+plan::Endpoints local_endpoints(uint16_t store_port, int num_proc, bool tf_config) {
+  std::set<uint16_t> taken;
+  const auto pick = [&taken] {
+    for (;;) {
+      const uint16_t port = net::pick_free_port("127.0.0.1");
+      if (taken.insert(port).second) return port;
+    }
+  };
   plan::Endpoints ep;
-  ep.store_port = net::pick_free_port("127.0.0.1");
-  ep.master_port = net::pick_free_port("127.0.0.1");
+  ep.store_port = store_port != 0 ? store_port : pick();
+  taken.insert(ep.store_port);
+  ep.master_port = pick();
+  for (int i = 0; tf_config && i < num_proc; ++i) ep.tf_ports.push_back(pick());
   ep.run_id = plan::make_run_id();
+  return ep;
+}
+
+void print_dry_run(const config::LaunchConfig& cfg, const plan::MachineFacts& facts,
+                   const std::string& program, bool tf_config) {
+  const plan::Endpoints ep = local_endpoints(0, cfg.num_proc, tf_config);
   const plan::LaunchPlan p = plan::build_local_plan(cfg, facts, ep, program);
   std::cout << plan::to_json(p).dump(2) << std::endl;
 }
@@ -107,13 +125,18 @@ void register_run_options(CLI::App& app, config::RunOptions& o) {
       ->check(CLI::IsMember({"auto", "local", "slurm"}));
   app.add_option("--profile", o.profile, "Site profile name or path (default: detected)");
   app.add_option("--srun-arg", o.srun_args, "Extra srun flag, e.g. --srun-arg=--exclusive");
+  app.add_flag("--mpi", o.mpi,
+               "The program uses MPI: start it through mpirun here, srun --mpi=PLUGIN in Slurm");
+  app.add_flag("--tf-config", o.tf_config,
+               "Set TF_CONFIG (TensorFlow MultiWorkerMirroredStrategy) for every rank");
   register_tunables(app, o);
 }
 
 std::set<std::string> options_taking_value(const CLI::App& app) {
   std::set<std::string> names;
   for (const CLI::Option* opt : app.get_options()) {
-    if (opt->get_type_size() <= 0 || opt->get_positional()) continue;
+    // A flag has a type size too; it is its expected count of 0 that says it takes no value.
+    if (opt->get_items_expected_max() <= 0 || opt->get_positional()) continue;
     for (const std::string& s : opt->get_snames()) names.insert("-" + s);
     for (const std::string& l : opt->get_lnames()) names.insert("--" + l);
   }
@@ -147,6 +170,7 @@ int run_command(const config::RunOptions& opts, const EnvMap& env) {
   if (opts.launcher == "slurm" || (opts.launcher == "auto" && in_job)) {
     return run_in_allocation(opts, env);
   }
+  if (opts.mpi) return run_mpirun(opts, env);
   return run_local(opts, env);
 }
 
@@ -162,16 +186,13 @@ int run_local(const config::RunOptions& opts, const EnvMap& env) {
   if (!facts.gpus.empty()) binding::fill_gpu_numa(facts.gpus);
   facts.env = env;
   if (cfg.dry_run) {
-    print_dry_run(cfg, facts, program);
+    print_dry_run(cfg, facts, program, opts.tf_config);
     return 0;
   }
 
   exec::block_forwarded_signals();  // before the store's thread starts: it inherits the mask
   store::KvServer store("127.0.0.1", 0);
-  plan::Endpoints ep;
-  ep.store_port = store.port();
-  ep.master_port = net::pick_free_port("127.0.0.1");
-  ep.run_id = plan::make_run_id();
+  const plan::Endpoints ep = local_endpoints(store.port(), cfg.num_proc, opts.tf_config);
   const plan::LaunchPlan p = plan::build_local_plan(cfg, facts, ep, program);
   exec::OutputRouter router(p.size, cfg.settings.launcher.tag_output, cfg.output_dir, STDOUT_FILENO,
                             STDERR_FILENO);

@@ -19,6 +19,7 @@
 #include "hvd/error.h"
 #include "local/host_spec.h"
 #include "plan/launch_plan.h"
+#include "plan/tf_config.h"
 #include "profile/profile_catalog.h"
 #include "profile/profile_guards.h"
 #include "profile/profile_loader.h"
@@ -43,6 +44,31 @@ struct StepPlan {
   EnvMap step_env;                // what hvdrun adds to the environment srun passes on
 };
 
+// srun's --mpi plugin: only with --mpi, and then the profile's, the site's way to start MPI
+// programs (a profile without one leaves it to the cluster's MpiDefault, which may be
+// cray_shasta or pmi2, so hvdrun does not guess pmix). Without --mpi srun gets none: libhvd and
+// torch do not need PMI under hvdrun (they meet through hvdrun's store and MASTER_ADDR), and the
+// plugin's set-up costs more than hvdrun itself: on the test cluster about 80 ms per launch,
+// against 28 ms for hvdrun over plain srun (scripts/bench-slurm-launch.sh). The price: an MPI
+// program started without --mpi, on a cluster whose MpiDefault is none, runs as N singletons. The
+// same holds on this machine, where only --mpi brings mpirun, so there is one rule: MPI programs
+// need --mpi.
+std::string srun_mpi_plugin(const config::RunOptions& opts, const profile::SiteProfile& profile) {
+  return opts.mpi ? profile.mpi : "";
+}
+
+// TF_CONFIG's workers in rank order: each node's address with one port per local rank.
+std::vector<std::string> tf_workers(const StepPlan& p, const EnvMap& env) {
+  std::vector<std::string> workers;
+  for (int node = 0; node < p.shape.nodes; ++node) {
+    const std::string addr = slurm::node_address(p.alloc.nodes[static_cast<size_t>(node)], env);
+    for (int local = 0; local < p.shape.tasks_per_node[static_cast<size_t>(node)]; ++local) {
+      workers.push_back(str_cat(addr, ":", plan::tf_port_for(p.alloc.job_id, local)));
+    }
+  }
+  return workers;
+}
+
 StepPlan plan_step(const config::RunOptions& opts, const EnvMap& env) {
   StepPlan p;
   p.settings = config::resolve_settings(opts, config::defaults_file(), p.sources, env);
@@ -61,6 +87,8 @@ StepPlan plan_step(const config::RunOptions& opts, const EnvMap& env) {
   p.task_options.gpu_order = p.profile.gpu_order;
   p.task_options.master_addr = slurm::node_address(p.alloc.nodes.front(), env);
   p.task_options.master_port = slurm::master_port_for(p.alloc.job_id, p.profile.master_port_base);
+  if (opts.tf_config) p.task_options.tf_workers = tf_workers(p, env);
+  p.profile.mpi = srun_mpi_plugin(opts, p.profile);
 
   slurm::SrunRequest request;
   request.shape = p.shape;
@@ -69,6 +97,12 @@ StepPlan plan_step(const config::RunOptions& opts, const EnvMap& env) {
   request.exec_rank_args.insert(request.exec_rank_args.end(),
                                 {"--master-addr", p.task_options.master_addr, "--master-port",
                                  std::to_string(p.task_options.master_port)});
+  if (!p.task_options.tf_workers.empty()) {
+    std::string workers;
+    for (const std::string& w : p.task_options.tf_workers)
+      workers += (workers.empty() ? "" : ",") + w;
+    request.exec_rank_args.insert(request.exec_rank_args.end(), {"--tf-workers", workers});
+  }
   request.command = opts.command;
   request.user_srun_args = opts.srun_args;
   p.srun = slurm::build_srun_command(request, p.profile);

@@ -11,7 +11,7 @@ namespace hvd::launcher::config {
 
 struct RunOptions {
   std::optional<int> num_proc;
-  std::string hosts;        // -H
+  std::string hosts;  // -H
   std::string hostfile;
   std::string config_file;
   std::string output_filename;
@@ -23,8 +23,13 @@ struct RunOptions {
   // Where the ranks run: "auto" (inside a Slurm job: srun; otherwise this machine), "local"
   // or "slurm".
   std::string launcher = "auto";
-  std::string profile;                    // --profile NAME or PATH; empty = detect
-  std::vector<std::string> srun_args;     // --srun-arg, passed to srun as they are
+  std::string profile;                 // --profile NAME or PATH; empty = detect
+  std::vector<std::string> srun_args;  // --srun-arg, passed to srun as they are
+  // --mpi: the program uses MPI. On this machine mpirun starts the ranks; inside Slurm srun
+  // gets the profile's --mpi=PLUGIN. Without it hvdrun starts the ranks itself, and srun gets no
+  // --mpi flag (Slurm's MpiDefault applies).
+  bool mpi = false;
+  bool tf_config = false;  // --tf-config: set TF_CONFIG for every rank
 
   // Launcher settings.
   std::optional<bool> tag_output;

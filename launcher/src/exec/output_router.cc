@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -53,8 +54,8 @@ OutputRouter::OutputRouter(int num_ranks, bool tag, const std::string& output_di
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
       if (ec) {
-        throw LaunchError(str_cat("--output-filename: cannot create '", dir.string(),
-                                  "': ", ec.message()));
+        throw LaunchError(
+            str_cat("--output-filename: cannot create '", dir.string(), "': ", ec.message()));
       }
       c.file = open_log((dir / name).string());
     }
@@ -101,20 +102,42 @@ void OutputRouter::on_data(int rank, Stream stream, std::string_view data) {
   split_lines(c.partial, data, [&](std::string_view line) { emit(stream, c.prefix, line); });
 }
 
+namespace {
+
+// The rank srun's --label names and the text after it ("  3: text"), or rank -1.
+std::pair<int, std::string_view> split_srun_label(std::string_view line) {
+  const size_t pos = std::min(line.find_first_not_of(' '), line.size());
+  size_t end = pos;
+  while (end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
+  if (end == pos || end - pos >= 8 || line.substr(end, 2) != ": ") return {-1, line};
+  return {std::stoi(std::string(line.substr(pos, end - pos))), line.substr(end + 2)};
+}
+
+}  // namespace
+
+void OutputRouter::set_label_style(LabelStyle style) {
+  for (int s = 0; s < 2; ++s) {
+    const Stream stream = static_cast<Stream>(s);
+    mpirun_splitters_[s].reset();
+    if (style != LabelStyle::kOpenMpi) continue;
+    mpirun_splitters_[s] = std::make_unique<MpirunTagSplitter>(
+        static_cast<int>(channels_.size() / 2),
+        [this, stream](int rank, std::string_view bytes) { on_data(rank, stream, bytes); },
+        [this, stream](std::string_view line) { emit_unlabeled(stream, line); });
+  }
+}
+
+void OutputRouter::emit_unlabeled(Stream stream, std::string_view line) {
+  if (unlabeled_observer_) unlabeled_observer_(line);
+  emit(stream, "", line);
+}
+
 void OutputRouter::emit_labeled(Stream stream, std::string_view line) {
-  // srun right-aligns the task number: "  3: text".
-  size_t pos = line.find_first_not_of(' ');
-  size_t digits = pos;
-  while (digits < line.size() && line[digits] >= '0' && line[digits] <= '9') ++digits;
-  const bool labeled = pos != std::string_view::npos && digits > pos && digits - pos < 8 &&
-                       line.substr(digits, 2) == ": ";
-  const int rank = labeled ? std::stoi(std::string(line.substr(pos, digits - pos))) : -1;
+  const auto [rank, text] = split_srun_label(line);
   if (rank < 0 || static_cast<size_t>(rank) * 2 >= channels_.size()) {
-    if (unlabeled_observer_) unlabeled_observer_(line);
-    emit(stream, "", line);
+    emit_unlabeled(stream, line);
     return;
   }
-  const std::string_view text = line.substr(digits + 2);
   Channel& c = channel(rank, stream);
   if (c.file.valid()) {
     write_fully(c.file.get(), text);
@@ -124,11 +147,21 @@ void OutputRouter::emit_labeled(Stream stream, std::string_view line) {
 }
 
 void OutputRouter::on_labeled_data(Stream stream, std::string_view data) {
+  if (auto& splitter = mpirun_splitters_[static_cast<int>(stream)]) {
+    splitter->feed(data);
+    return;
+  }
   split_lines(labeled_partial_[static_cast<int>(stream)], data,
               [&](std::string_view line) { emit_labeled(stream, line); });
 }
 
 void OutputRouter::on_labeled_eof(Stream stream) {
+  if (auto& splitter = mpirun_splitters_[static_cast<int>(stream)]) {
+    splitter->finish();
+    for (size_t rank = 0; rank < channels_.size() / 2; ++rank)
+      on_eof(static_cast<int>(rank), stream);
+    return;
+  }
   std::string& partial = labeled_partial_[static_cast<int>(stream)];
   if (!partial.empty()) emit_labeled(stream, partial);
   partial.clear();

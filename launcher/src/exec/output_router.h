@@ -6,10 +6,12 @@
 // With an output directory it also copies each rank's raw bytes to DIR/rank.N/{stdout,stderr}.
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "exec/mpirun_tags.h"
 #include "net/socket.h"
 
 namespace hvd::launcher::exec {
@@ -34,6 +36,10 @@ class OutputRouter {
   /// re-tagged as that rank's; lines without a label (srun's own messages) pass untagged.
   void on_labeled_data(Stream stream, std::string_view data);
   void on_labeled_eof(Stream stream);
+  /// Labeled output comes from srun --label ("  3: text", the default) or from Open MPI's
+  /// mpirun --tag-output ("[1,3]<stdout>:text", see mpirun_tags.h).
+  enum class LabelStyle { kSrun, kOpenMpi };
+  void set_label_style(LabelStyle style);
   /// Called with each unlabeled line of labeled output (srun's own messages).
   void set_unlabeled_observer(std::function<void(std::string_view)> observer) {
     unlabeled_observer_ = std::move(observer);
@@ -55,15 +61,17 @@ class OutputRouter {
   Channel& channel(int rank, Stream stream);
   void emit(Stream stream, std::string_view prefix, std::string_view line);
   void emit_labeled(Stream stream, std::string_view line);
+  void emit_unlabeled(Stream stream, std::string_view line);
 
   // Splits `data` into lines, appending to `partial`; calls `line` for each whole one.
   template <typename OnLine>
   static void split_lines(std::string& partial, std::string_view data, OnLine line);
 
-  std::vector<Channel> channels_;  // 2 per rank
+  std::vector<Channel> channels_;   // 2 per rank
   std::string labeled_partial_[2];  // srun --label output, per stream
   std::function<void(std::string_view)> unlabeled_observer_;
-  std::string pending_[2];         // merged output, per destination
+  std::unique_ptr<MpirunTagSplitter> mpirun_splitters_[2];  // per stream, kOpenMpi only
+  std::string pending_[2];                                  // merged output, per destination
   int fds_[2];
 };
 

@@ -13,6 +13,8 @@
 namespace hvd::launcher::exec {
 namespace {
 
+constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
+
 bool is_executable_file(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
@@ -27,7 +29,8 @@ void check_explicit_path(const std::string& path) {
   if (!S_ISREG(st.st_mode) || access(path.c_str(), X_OK) != 0) {
     throw LaunchError(str_cat("program '", path,
                               "' is not executable; chmod +x it or run it through its "
-                              "interpreter (e.g. python3 ", path, ")"));
+                              "interpreter (e.g. python3 ",
+                              path, ")"));
   }
 }
 
@@ -39,14 +42,19 @@ std::string resolve_program(const std::string& name, const EnvMap& env) {
     check_explicit_path(name);
     return name;
   }
-  const std::string path = env_or(env, "PATH", "/usr/local/bin:/usr/bin:/bin");
-  std::stringstream dirs(path);
+  if (std::optional<std::string> found = find_in_path(name, env)) return *found;
+  throw LaunchError(str_cat("program '", name, "' was not found in PATH (",
+                            env_or(env, "PATH", kDefaultPath), ")"));
+}
+
+std::optional<std::string> find_in_path(const std::string& name, const EnvMap& env) {
+  std::stringstream dirs(env_or(env, "PATH", kDefaultPath));
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
     const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
     if (is_executable_file(candidate)) return candidate;
   }
-  throw LaunchError(str_cat("program '", name, "' was not found in PATH (", path, ")"));
+  return std::nullopt;
 }
 
 }  // namespace hvd::launcher::exec

@@ -11,6 +11,7 @@
 
 #include "binding/cpu_list.h"
 #include "hvd/env_keys.h"
+#include "plan/tf_config.h"
 
 namespace hvd::launcher::plan {
 namespace {
@@ -20,8 +21,8 @@ int cores_in(const binding::CpuTopology& topo, const std::vector<int>& cpus) {
   const std::set<int> wanted(cpus.begin(), cpus.end());
   int count = 0;
   for (const binding::Core& core : topo.cores) {
-    const bool hit = std::any_of(core.pus.begin(), core.pus.end(),
-                                 [&](int pu) { return wanted.count(pu) > 0; });
+    const bool hit =
+        std::any_of(core.pus.begin(), core.pus.end(), [&](int pu) { return wanted.count(pu) > 0; });
     count += hit ? 1 : 0;
   }
   return count;
@@ -32,8 +33,15 @@ int omp_threads(const binding::CpuTopology& topo, const binding::RankBinding& b,
   return std::max(1, static_cast<int>(topo.cores.size()) / local_size);
 }
 
-EnvMap rank_env(const config::LaunchConfig& cfg, const MachineFacts& facts,
-                const Endpoints& ep, const binding::RankBinding& b, int rank) {
+// Every rank is on this machine, reached the way MASTER_ADDR is.
+std::vector<std::string> tf_workers(const Endpoints& ep) {
+  std::vector<std::string> workers;
+  for (uint16_t port : ep.tf_ports) workers.push_back(ep.master_addr + ":" + std::to_string(port));
+  return workers;
+}
+
+EnvMap rank_env(const config::LaunchConfig& cfg, const MachineFacts& facts, const Endpoints& ep,
+                const binding::RankBinding& b, int rank) {
   const std::string size = std::to_string(cfg.num_proc);
   const std::string local_size = std::to_string(cfg.num_proc);  // one host in local mode
   EnvMap env = config::tunables_env(cfg.settings.tunables);
@@ -50,6 +58,7 @@ EnvMap rank_env(const config::LaunchConfig& cfg, const MachineFacts& facts,
   env[env::kStorePort] = std::to_string(ep.store_port);
   env[env::kRunId] = ep.run_id;
   if (!b.cpus.empty()) env[env::kCpuList] = binding::format_cpu_list(b.cpus);
+  if (!ep.tf_ports.empty()) env[env::kTfConfig] = tf_config_json(tf_workers(ep), rank);
   if (facts.env.count(env::kOmpNumThreads) == 0) {
     env[env::kOmpNumThreads] = std::to_string(omp_threads(facts.topology, b, cfg.num_proc));
   }

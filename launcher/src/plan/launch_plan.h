@@ -31,6 +31,7 @@ struct Endpoints {
   std::string master_addr = "127.0.0.1";
   uint16_t master_port = 0;
   std::string run_id;
+  std::vector<uint16_t> tf_ports;  // one per rank with --tf-config (TF_CONFIG); else empty
 };
 
 struct RankPlan {

@@ -73,7 +73,7 @@ struct SiteProfile {
   std::string gpu_bind;                // srun --gpu-bind value; empty = not passed
 
   // launch:
-  std::string mpi;                     // srun --mpi value; empty = the cluster's MpiDefault
+  std::string mpi;                     // srun --mpi value for hvdrun --mpi; empty = MpiDefault
   std::vector<std::string> srun_args;  // extra srun flags the site needs
   /// Where the NCCL/RCCL network plugin comes from when the site's own setup provides it (e.g.
   /// "the uenv's libnccl-net.so"); empty = not provided. Satisfies guard nccl_net_needs_plugin.

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "hvd/env_keys.h"
+#include "plan/tf_config.h"
 #include "slurm/srun_command.h"
 
 namespace hvd::launcher::slurm {
@@ -53,8 +54,8 @@ EnvMap task_env(const StepTask& t, const TaskEnvOptions& o, const EnvMap& inheri
   env[env::kTorchMasterAddr] =
       !o.master_addr.empty() ? o.master_addr
                              : (t.step_nodes.empty() ? std::string("127.0.0.1") : t.step_nodes[0]);
-  env[env::kTorchMasterPort] =
-      std::to_string(o.master_port > 0 ? o.master_port : master_port_for(t.job_id, o.master_port_base));
+  env[env::kTorchMasterPort] = std::to_string(
+      o.master_port > 0 ? o.master_port : master_port_for(t.job_id, o.master_port_base));
 
   const std::vector<std::string> gpus = visible_gpus(o.gpu_env, inherited);
   if (!gpus.empty()) {
@@ -65,9 +66,11 @@ EnvMap task_env(const StepTask& t, const TaskEnvOptions& o, const EnvMap& inheri
     env[o.gpu_env] = gpus[index];
   }
   if (inherited.count(env::kOmpNumThreads) == 0) {
-    if (const int threads = omp_threads(t, inherited)) env[env::kOmpNumThreads] = std::to_string(threads);
+    if (const int threads = omp_threads(t, inherited))
+      env[env::kOmpNumThreads] = std::to_string(threads);
   }
   if (inherited.count(env::kPythonUnbuffered) == 0) env[env::kPythonUnbuffered] = "1";
+  if (!o.tf_workers.empty()) env[env::kTfConfig] = plan::tf_config_json(o.tf_workers, t.rank);
   return env;
 }
 

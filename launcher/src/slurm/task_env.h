@@ -18,6 +18,7 @@ struct TaskEnvOptions {
   std::string master_addr;                       // empty: the step's first node
   int master_port = 0;                           // 0: derived from the job id
   int master_port_base = 0;
+  std::vector<std::string> tf_workers;  // --tf-config: every rank's host:port
 };
 
 /// `task` describes this task; `inherited` is the environment srun gave it (Slurm's GPU

@@ -55,6 +55,11 @@ inline constexpr const char* kPythonUnbuffered = "PYTHONUNBUFFERED";
 inline constexpr const char* kCudaVisibleDevices = "CUDA_VISIBLE_DEVICES";
 /// Set to PCI_BUS_ID when hvdrun numbers the GPUs itself, so ids mean the same to CUDA.
 inline constexpr const char* kCudaDeviceOrder = "CUDA_DEVICE_ORDER";
+/// TensorFlow's cluster description (MultiWorkerMirroredStrategy); only with --tf-config.
+inline constexpr const char* kTfConfig = "TF_CONFIG";
+/// torch's gloo backend binds to this interface; exec-rank sets the one that routes to
+/// MASTER_ADDR when the user has not (launcher/src/slurm/route_interface.h).
+inline constexpr const char* kGlooSocketIfname = "GLOO_SOCKET_IFNAME";
 
 // The runtime's bootstrap (runtime/src/bootstrap/): how a rank finds the others.
 /// hvdrun | pmix | mpi | single forces that method; unset, empty or "auto" tries them in order.

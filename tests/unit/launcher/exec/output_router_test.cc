@@ -81,3 +81,21 @@ TEST_CASE("output_router: per-rank files hold the raw bytes") {
   CHECK(OutputRouter::rank_dir_name(7, 100) == "rank.07");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("output_router: srun --label and mpirun --tag-output lines become hvdrun's tags") {
+  Capture out, err;
+  OutputRouter srun(8, true, "", out.fd(), err.fd());
+  srun.on_labeled_data(Stream::kStdout, "  3: from srun\nsrun: not a rank\n");
+  srun.flush();
+  CHECK(out.text() == "[3]<stdout>:from srun\nsrun: not a rank\n");
+
+  Capture out2, err2;
+  OutputRouter mpirun(4, true, "", out2.fd(), err2.fd());
+  mpirun.set_label_style(OutputRouter::LabelStyle::kOpenMpi);
+  mpirun.on_labeled_data(Stream::kStdout, "[1,2]<stdout>:hello: world\n[1,9]<stdout>:x\n");
+  mpirun.on_labeled_data(Stream::kStderr, "[1,0]<stderr>:oops\nmpirun noticed\n");
+  mpirun.flush();
+  // Rank 9 is outside the job of 4: passed through as it is, like mpirun's own messages.
+  CHECK(out2.text() == "[2]<stdout>:hello: world\n[1,9]<stdout>:x\n");
+  CHECK(err2.text() == "[0]<stderr>:oops\nmpirun noticed\n");
+}

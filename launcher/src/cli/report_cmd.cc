@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/report_cmd.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "hvd/error.h"
+#include "report/gnuplot_runner.h"
+#include "report/report_data.h"
+#include "report/report_plot.h"
+#include "util/text.h"
+
+namespace hvd::launcher::cli {
+namespace {
+
+std::vector<std::string> parse_formats(const std::string& text) {
+  std::vector<std::string> formats;
+  util::for_each_item(text, [&](std::string_view item) {
+    const std::string f(util::trim(item));
+    if (std::find(report::kFormats.begin(), report::kFormats.end(), f) == report::kFormats.end()) {
+      throw UsageError(str_cat("--format: unknown format '", f, "'; use png, svg or png,svg"));
+    }
+    if (std::find(formats.begin(), formats.end(), f) == formats.end()) formats.push_back(f);
+  });
+  if (formats.empty()) throw UsageError("--format: give at least one of png, svg");
+  return formats;
+}
+
+// Every plot the inputs make: one per op of each hvd-bench file (named after the file), and
+// one for all hvd-train files together.
+std::vector<report::Plot> plots_for(const std::vector<report::Input>& inputs) {
+  std::vector<report::Plot> plots;
+  std::vector<report::Input> train;
+  std::set<std::string> names;
+  for (const report::Input& in : inputs) {
+    if (in.tool == "hvd-train") {
+      train.push_back(in);
+      continue;
+    }
+    const std::string stem = std::filesystem::path(in.path).stem().string();
+    for (const report::BenchTable& t : report::bench_tables(in)) {
+      const std::string name = stem + "-" + t.op;
+      if (!names.insert(name).second) {
+        throw ConfigError(str_cat(in.path, ": another input already makes ", name,
+                                  "; give the hvd-bench files different names"));
+      }
+      plots.push_back(report::bench_plot(t, name));
+    }
+  }
+  if (!train.empty())
+    plots.push_back(report::train_plot(report::train_table(train), "train-scaling"));
+  return plots;
+}
+
+}  // namespace
+
+CLI::App* register_report(CLI::App& app, ReportOptions& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Draw hvd-bench and hvd-train JSON results as PNG/SVG pictures (with gnuplot)");
+  cmd->add_option("files", o.files, "hvd-bench or hvd-train JSON files")->required();
+  cmd->add_option("-o,--output-dir", o.output_dir, "Folder for the pictures (.)");
+  cmd->add_option("--format", o.formats, "png, svg or png,svg (png,svg)");
+  cmd->add_option("--timeout", o.timeout_seconds, "Stop gnuplot after this many seconds (60)")
+      ->check(CLI::PositiveNumber);
+  return cmd;
+}
+
+int run_report(const ReportOptions& o, const EnvMap& env) {
+  const std::vector<std::string> formats = parse_formats(o.formats);
+  std::vector<report::Input> inputs;
+  for (const std::string& path : o.files) inputs.push_back(report::load_input(path));
+  const std::vector<report::Plot> plots = plots_for(inputs);
+  if (plots.empty()) {
+    throw ConfigError("nothing to draw: the hvd-bench files have no rows");
+  }
+  const std::string gnuplot = report::find_gnuplot(env);
+  std::vector<std::pair<std::string, std::string>> data;
+  std::vector<std::string> outputs;
+  for (const report::Plot& p : plots) {
+    data.emplace_back(p.data_file, p.data);
+    for (const std::string& f : formats) outputs.push_back(p.name + "." + f);
+  }
+  const std::vector<std::string> written =
+      report::render(gnuplot, o.output_dir, data, report::gnuplot_script(plots, formats), outputs,
+                     std::chrono::seconds(o.timeout_seconds));
+  for (const std::string& path : written) std::cout << path << "\n";
+  return 0;
+}
+
+}  // namespace hvd::launcher::cli

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// `hvdrun report`'s input side: hvd-bench and hvd-train JSON (formats in the README) turned
+// into plain tables that gnuplot reads. Pure functions over parsed JSON, so the conversion is
+// unit-tested without gnuplot.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hvd::launcher::report {
+
+/// One JSON input, already parsed. `tool` is "hvd-bench" or "hvd-train".
+struct Input {
+  std::string path;
+  std::string tool;
+  nlohmann::json doc;
+};
+
+/// Reads and classifies one file. Throws ConfigError naming the file when it is missing,
+/// is not JSON, or is not hvd-bench/hvd-train output.
+Input load_input(const std::string& path);
+
+/// Bus bandwidth of one collective against message size: one row per size, one column per
+/// implementation ("hvd", "mpi", "gloo", in that order, only those that ran at any size).
+/// A cell is nullopt where that implementation did not run at that size.
+struct BenchTable {
+  std::string op;                  // allreduce, broadcast, allgather
+  std::string title;               // e.g. "allreduce, 4 ranks on 1 host (ring/shm, float32)"
+  std::vector<std::string> impls;  // column names
+  std::vector<double> bytes;       // x values, ascending
+  std::vector<std::vector<std::optional<double>>> busbw;  // [row][impl], GB/s
+};
+
+/// One table per op of an hvd-bench file, in the file's order; ops without rows are left out.
+/// Throws ConfigError naming `input.path` and the field when the JSON lacks a required key.
+std::vector<BenchTable> bench_tables(const Input& input);
+
+/// Throughput and scaling efficiency against the number of ranks, one row per hvd-train file.
+struct TrainRow {
+  int ranks = 0;
+  double img_per_sec = 0;     // img_per_sec_total.mean
+  double img_per_sec_ci = 0;  // its confidence half-width
+  double efficiency = 0;      // scaling_efficiency, or computed (see train_table)
+};
+struct TrainTable {
+  std::string title;
+  std::vector<TrainRow> rows;  // ascending ranks
+};
+
+/// Rows sorted by ranks. A file whose scaling_efficiency is null gets one computed against the
+/// run with the fewest ranks: (img/s per rank) / (img/s per rank of that run). Throws
+/// ConfigError for a missing field or two files with the same rank count.
+TrainTable train_table(const std::vector<Input>& inputs);
+
+/// The table as whitespace-separated text for gnuplot: a "#" header line with the column
+/// names, then one row per line; a missing cell is written as "?" (set datafile missing "?").
+std::string to_gnuplot_data(const BenchTable& table);
+std::string to_gnuplot_data(const TrainTable& table);
+
+}  // namespace hvd::launcher::report

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// `hvdrun report` and `hvdrun --mpi` from the outside: their errors (exit code, one line that
+// says what to do), a failed report writing nothing, and the mpirun line in --dry-run. Drawing
+// the pictures is checked by tests/report/check_report.py; running mpirun by tests/frameworks.
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+
+#include "integration/hvdrun_test_util.h"
+
+using namespace hvd::test;
+using nlohmann::json;
+
+namespace {
+
+const std::string kData = std::string(HVD_TEST_DATA_DIR) + "/report/";
+
+// A PATH under which hvdrun finds nothing of its helpers (gnuplot, mpirun).
+const std::map<std::string, std::string> kEmptyPath = {{"PATH", "/nonexistent"}};
+
+void expect_error(const ProcessResult& r, int code, const std::string& mentions) {
+  CAPTURE(mentions);
+  CHECK(r.exit_code == code);
+  const std::string line = only_line(r.err);
+  CHECK_MESSAGE(line.rfind("hvdrun: error: ", 0) == 0, line);
+  CHECK_MESSAGE(line.find(mentions) != std::string::npos, line);
+  CHECK(r.out.empty());
+}
+
+bool empty_dir(const std::string& path) {
+  return !std::filesystem::exists(path) || std::filesystem::is_empty(path);
+}
+
+}  // namespace
+
+TEST_CASE("report: a missing or invalid JSON names the file, exits 3 and writes nothing") {
+  TempDir dir;
+  expect_error(
+      run(hvdrun({"report", kData + "bench-fixture.json", kData + "nope.json", "-o", dir.path()})),
+      3, "nope.json: cannot open the file");
+  expect_error(run(hvdrun({"report", kData + "broken.json", "-o", dir.path()})), 3,
+               "broken.json: not valid JSON");
+  expect_error(run(hvdrun({"report", kData + "other-tool.json", "-o", dir.path()})), 3,
+               "other-tool.json: not hvd-bench or hvd-train JSON");
+  CHECK(empty_dir(dir.path()));
+}
+
+TEST_CASE("report: no gnuplot is a launch error that says what to install") {
+  TempDir dir;
+  expect_error(run(hvdrun({"report", kData + "train-np1.json", "-o", dir.path()}), kEmptyPath), 5,
+               "apt-get install gnuplot-nox");
+  CHECK(empty_dir(dir.path()));
+}
+
+TEST_CASE("report: an unknown --format is a usage error") {
+  expect_error(run(hvdrun({"report", kData + "train-np1.json", "--format", "png,jpeg"})), 2,
+               "--format: unknown format 'jpeg'");
+}
+
+TEST_CASE("--mpi: no mpirun is a launch error that says what to install") {
+  expect_error(run(hvdrun({"--mpi", "-np", "2", "--", "/bin/true"}), kEmptyPath), 5,
+               "apt-get install openmpi-bin");
+}
+
+TEST_CASE("--mpi cannot give each rank its own TF_CONFIG") {
+  expect_error(run(hvdrun({"--mpi", "--tf-config", "-np", "2", "--", "/bin/true"})), 2,
+               "--tf-config cannot be used with --mpi");
+}
+
+TEST_CASE("--tf-config --dry-run: every rank's TF_CONFIG lists all workers, each port once") {
+  const ProcessResult r = run(hvdrun({"--tf-config", "-np", "3", "--dry-run", "--", "/bin/true"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const json plan = json::parse(r.out);
+  std::set<std::string> workers;
+  for (int rank = 0; rank < 3; ++rank) {
+    const json tf =
+        json::parse(plan.at("ranks").at(rank).at("env").at("TF_CONFIG").get<std::string>());
+    CHECK(tf.at("task").at("index") == rank);
+    CHECK(tf.at("cluster").at("worker") ==
+          json::parse(plan.at("ranks").at(0).at("env").at("TF_CONFIG").get<std::string>())
+              .at("cluster")
+              .at("worker"));
+    for (const auto& w : tf.at("cluster").at("worker")) workers.insert(w.get<std::string>());
+  }
+  CHECK(workers.size() == 3);
+}
+
+TEST_CASE("a flag before -np does not swallow it (options that take no value)") {
+  const ProcessResult r = run(hvdrun({"--verbose", "-np", "2", "--dry-run", "--", "/bin/true"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(json::parse(r.out).at("size") == 2);
+}
+
+TEST_CASE("--mpi --dry-run prints the mpirun line with hvdrun's variables" *
+          doctest::skip(!std::filesystem::exists("/usr/bin/mpirun"))) {
+  const ProcessResult r = run(hvdrun({"--mpi", "-np", "3", "--bind-to", "core", "--dry-run",
+                                      "--cycle-time-ms", "7", "--", "/bin/echo", "hi"}),
+                              {{"PATH", "/usr/bin:/bin"}});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const json plan = json::parse(r.out);
+  CHECK(plan.at("mode") == "mpirun");
+  const std::string line = plan.at("mpirun_line");
+  CHECK(line.rfind("/usr/bin/mpirun -np 3 ", 0) == 0);
+  CHECK(line.find("--bind-to core --tag-output") != std::string::npos);
+  CHECK(line.find("-x HOROVOD_CYCLE_TIME=7") != std::string::npos);
+  CHECK(line.find("-x MASTER_PORT=") != std::string::npos);
+  CHECK(line.substr(line.size() - 12) == "/bin/echo hi");  // the program last, untouched
+  CHECK((line.find("--allow-run-as-root") != std::string::npos) == (geteuid() == 0));
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// hvd-bench and hvd-train JSON into gnuplot's tables (tests/data/report holds the fixtures).
+#include "report/report_data.h"
+
+#include <doctest/doctest.h>
+
+#include "hvd/error.h"
+#include "report/report_plot.h"
+
+namespace report = hvd::launcher::report;
+using nlohmann::json;
+
+namespace {
+
+const std::string kDir = std::string(HVD_TEST_DATA_DIR) + "/report/";
+
+report::Input bench(json results) {
+  return {"b.json",
+          "hvd-bench",
+          {{"tool", "hvd-bench"},
+           {"ranks", 2},
+           {"hosts", 1},
+           {"backend", "ring/shm"},
+           {"dtype", "float32"},
+           {"results", results}}};
+}
+
+json impl(double busbw) {
+  return {{"time_us", 1.0}, {"algbw_GBps", busbw}, {"busbw_GBps", busbw}, {"wrong", 0}};
+}
+
+report::Input train(int ranks, double total, json efficiency) {
+  return {"np" + std::to_string(ranks) + ".json",
+          "hvd-train",
+          {{"tool", "hvd-train"},
+           {"ranks", ranks},
+           {"device", "cpu"},
+           {"batch_per_rank", 64},
+           {"img_per_sec_total", {{"mean", total}, {"ci", 1.5}}},
+           {"scaling_efficiency", efficiency}}};
+}
+
+}  // namespace
+
+TEST_CASE("report_data: bench rows sorted by size, impls in hvd, mpi, gloo order, gaps as ?") {
+  const json results = json::array(
+      {{{"op", "allreduce"},
+        {"rows", json::array({{{"bytes", 1024}, {"impls", {{"gloo", impl(0.5)}, {"hvd", impl(2)}}}},
+                              {{"bytes", 8}, {"impls", {{"hvd", impl(0.25)}}}}})}},
+       {{"op", "allgather"}, {"rows", json::array()}}});
+  const std::vector<report::BenchTable> tables = report::bench_tables(bench(results));
+  REQUIRE(tables.size() == 1);  // allgather has no rows: no picture
+  const report::BenchTable& t = tables[0];
+  CHECK(t.op == "allreduce");
+  CHECK(t.title == "allreduce, 2 ranks on 1 host (ring/shm, float32)");
+  CHECK(t.impls == std::vector<std::string>{"hvd", "gloo"});  // mpi never ran
+  CHECK(report::to_gnuplot_data(t) == "# bytes hvd gloo\n8 0.25 ?\n1024 2 0.5\n");
+}
+
+TEST_CASE("report_data: a bench row without busbw names the file and the place") {
+  const json results = json::array(
+      {{{"op", "allreduce"}, {"rows", json::array({{{"bytes", 8}, {"impls", {{"hvd", {}}}}}})}}});
+  CHECK_THROWS_WITH_AS(
+      report::bench_tables(bench(results)),
+      doctest::Contains("b.json: results[0].rows[0].impls.hvd has no \"busbw_GBps\""),
+      hvd::ConfigError);
+}
+
+TEST_CASE(
+    "report_data: train rows by ranks; a null efficiency is computed against the fewest ranks") {
+  const report::TrainTable t =
+      report::train_table({train(4, 720, nullptr), train(1, 200, nullptr), train(2, 390, 0.97)});
+  REQUIRE(t.rows.size() == 3);
+  CHECK(t.rows[0].ranks == 1);
+  CHECK(t.rows[0].efficiency == doctest::Approx(1.0));
+  CHECK(t.rows[1].efficiency == doctest::Approx(0.97));  // as the file says
+  CHECK(t.rows[2].efficiency == doctest::Approx(0.9));   // 720/4 / 200
+  CHECK(report::to_gnuplot_data(t) ==
+        "# ranks img_per_sec img_per_sec_ci efficiency\n1 200 1.5 1\n2 390 1.5 0.97\n4 720 1.5 "
+        "0.9\n");
+}
+
+TEST_CASE("report_data: two train results for the same rank count are refused") {
+  CHECK_THROWS_WITH_AS(report::train_table({train(2, 1, nullptr), train(2, 2, nullptr)}),
+                       doctest::Contains("a second hvd-train result for 2 ranks"),
+                       hvd::ConfigError);
+}
+
+TEST_CASE("report_data: files are classified by their tool, bad ones name the file") {
+  CHECK(report::load_input(kDir + "bench-fixture.json").tool == "hvd-bench");
+  CHECK(report::load_input(kDir + "train-np2.json").tool == "hvd-train");
+  CHECK_THROWS_WITH_AS(report::load_input(kDir + "broken.json"),
+                       doctest::Contains("broken.json: not valid JSON"), hvd::ConfigError);
+  CHECK_THROWS_WITH_AS(
+      report::load_input(kDir + "other-tool.json"),
+      doctest::Contains("not hvd-bench or hvd-train JSON (\"tool\" is \"something-else\")"),
+      hvd::ConfigError);
+  CHECK_THROWS_WITH_AS(report::load_input(kDir + "missing.json"),
+                       doctest::Contains("missing.json: cannot open the file"), hvd::ConfigError);
+}
+
+TEST_CASE("report_plot: one line per implementation, titled with its name, log2 sizes") {
+  report::BenchTable t;
+  t.op = "allreduce";
+  t.title = "allreduce \"x\"";
+  t.impls = {"hvd", "mpi"};
+  const report::Plot p = report::bench_plot(t, "bench-allreduce");
+  CHECK(p.data_file == "bench-allreduce.dat");
+  CHECK(p.commands.find("set logscale x 2") != std::string::npos);
+  CHECK(p.commands.find("using 1:2 with linespoints lw 2 pt 7 title \"hvd\"") != std::string::npos);
+  CHECK(p.commands.find("using 1:3 with linespoints lw 2 pt 7 title \"mpi\"") != std::string::npos);
+  CHECK(p.commands.find("set title \"allreduce \\\"x\\\": bus bandwidth\"") != std::string::npos);
+  const std::string script = report::gnuplot_script({p}, {"png", "svg"});
+  CHECK(script.find("set output 'bench-allreduce.png'") != std::string::npos);
+  CHECK(script.find("set output 'bench-allreduce.svg'") != std::string::npos);
+}
