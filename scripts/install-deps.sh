@@ -13,6 +13,7 @@ packages=(
   libkainjow-mustache-dev                           # sbatch script templates
   doctest-dev                                       # unit tests
   hyperfine                                         # benchmark helper (scripts/bench-launch.sh)
+  libgloo-dev                                       # hvd-bench's Gloo peer (optional)
 )
 
 missing=()
