@@ -2,6 +2,8 @@
 // hvd-bench: nccl-tests-style table of libhvd's collectives beside Open MPI's and Gloo's on the
 // same ranks in the same run, plus the runtime scenarios. See --help and README "Benchmarks".
 
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
 #include <memory>
 
@@ -63,7 +65,19 @@ Impl* find_peer(Setup& s, const std::string& name) {
   return nullptr;
 }
 
-void run(const Options& o) {
+// Elements --check found wrong, over every row and implementation.
+int64_t wrong_total(const std::vector<OpResult>& results) {
+  int64_t total = 0;
+  for (const OpResult& r : results) {
+    for (const Row& row : r.rows) {
+      for (const auto& [name, impl] : row.impls) total += std::max<int64_t>(impl.wrong, 0);
+    }
+  }
+  return total;
+}
+
+// Returns the number of wrong elements --check found (0 without --check).
+int64_t run(const Options& o) {
   Setup s = set_up(o);
   std::ostream* out = s.rank == 0 ? &std::cout : nullptr;
   if (out != nullptr) print_run_header(*out, o, s.info);
@@ -95,6 +109,7 @@ void run(const Options& o) {
   }
   s.hvd->barrier();
   s.peers.impls.clear();  // before hvd: under mpirun its store ends MPI
+  return wrong_total(results);
 }
 
 int exit_code_for(ErrorCode code) {
@@ -118,7 +133,12 @@ int main(int argc, char** argv) {
   const int parsed = hvd::bench::parse_options(argc, argv, options);
   if (parsed >= 0) return parsed;
   try {
-    hvd::bench::run(options);
+    const int64_t wrong = hvd::bench::run(options);
+    if (wrong > 0) {
+      // Like nccl-tests: a wrong result fails the run, whatever the timings.
+      std::cerr << "hvd-bench: error: --check found " << wrong << " wrong elements" << std::endl;
+      return 1;
+    }
   } catch (const hvd::Error& e) {
     std::cerr << "hvd-bench: error: " << e.what() << std::endl;
     return hvd::bench::exit_code_for(e.code());
