@@ -110,56 +110,74 @@ size_t parse_bytes(const std::string& text, const std::string& flag) {
   return static_cast<size_t>(std::stoull(text.substr(0, digits))) << shift->second;
 }
 
+namespace {
+
+// The flags given as text, before conversion and checks.
+struct Texts {
+  std::string min_bytes = "8", max_bytes = "64M", ops = "allreduce", dtype = "float32";
+  std::string redop = "sum", layer = "backend", peers = "auto", fusion_bytes = "4K";
+};
+
+void add_flags(CLI::App& app, Options& out, Texts& t) {
+  app.add_option("-b,--min-bytes", t.min_bytes, "Smallest size (K/M/G suffixes; default 8)");
+  app.add_option("-e,--max-bytes", t.max_bytes, "Largest size (default 64M)");
+  app.add_option("-f,--step-factor", out.step_factor, "Size multiplier between rows (default 2)");
+  app.add_option("-n,--iters", out.iters, "Timed iterations per row and round (default 20)");
+  app.add_option("-w,--warmup", out.warmup, "Untimed iterations first (default 5)");
+  app.add_option("--rounds", out.rounds, "Interleaved rounds per row; the best counts (3)");
+  app.add_option("--op", t.ops, "allreduce, broadcast, allgather or all (default allreduce)");
+  app.add_option("-d,--dtype", t.dtype, "float32, float64, int32 or int64 (default float32)");
+  app.add_option("-o,--redop", t.redop, "sum, prod, min or max (default sum)");
+  app.add_option("-r,--root", out.root, "Broadcast root (default 0)");
+  app.add_option("--layer", t.layer, "backend (the hvd backend alone) or runtime (the public API)");
+  app.add_option("--peers", t.peers, "mpi,gloo,none or auto (default: every one available)");
+  app.add_option("--json", out.json_file, "Also write the results as JSON to this file");
+  app.add_flag("-c,--check", out.check, "Fill with a pattern and count wrong elements");
+  app.add_option("--scenario", out.scenario, "fusion, cache or runtime-vs-raw (see below)");
+  app.add_option("--fusion-tensors", out.fusion_tensors, "Scenario fusion: tensors (100)");
+  app.add_option("--fusion-bytes", t.fusion_bytes, "Scenario fusion: bytes per tensor (4K)");
+}
+
+// Converts and checks the text flags; throws UsageError naming the flag.
+void convert(const Texts& t, Options& out) {
+  out.min_bytes = parse_bytes(t.min_bytes, "-b/--min-bytes");
+  out.max_bytes = parse_bytes(t.max_bytes, "-e/--max-bytes");
+  out.fusion_bytes = parse_bytes(t.fusion_bytes, "--fusion-bytes");
+  out.ops = parse_ops(t.ops);
+  if (kDtypes.count(t.dtype) == 0) {
+    throw UsageError(str_cat("-d/--dtype '", t.dtype, "' is not float32, float64, int32 or int64"));
+  }
+  out.dtype = kDtypes.at(t.dtype);
+  if (kRedops.count(t.redop) == 0) {
+    throw UsageError(str_cat("-o/--redop '", t.redop, "' is not sum, prod, min or max"));
+  }
+  out.redop = kRedops.at(t.redop);
+  if (t.layer != "backend" && t.layer != "runtime") {
+    throw UsageError(str_cat("--layer '", t.layer, "' is not backend or runtime"));
+  }
+  out.layer = t.layer == "backend" ? Layer::kBackend : Layer::kRuntime;
+  parse_peers(t.peers, out);
+  if (!out.scenario.empty() && out.scenario != "fusion" && out.scenario != "cache" &&
+      out.scenario != "runtime-vs-raw") {
+    throw UsageError(
+        str_cat("--scenario '", out.scenario, "' is not fusion, cache or runtime-vs-raw"));
+  }
+  if (!out.scenario.empty()) out.layer = Layer::kRuntime;
+  check_ranges(out);
+}
+
+}  // namespace
+
 int parse_options(int argc, char** argv, Options& out) {
   CLI::App app(
       "hvd-bench: nccl-tests-style collective benchmark of libhvd against Open MPI and "
       "Gloo");
   app.footer(kLaunchHelp);
-  std::string min_bytes = "8", max_bytes = "64M", ops = "allreduce", dtype = "float32";
-  std::string redop = "sum", layer = "backend", peers = "auto", fusion_bytes = "4K";
-  app.add_option("-b,--min-bytes", min_bytes, "Smallest size (K/M/G suffixes; default 8)");
-  app.add_option("-e,--max-bytes", max_bytes, "Largest size (default 64M)");
-  app.add_option("-f,--step-factor", out.step_factor, "Size multiplier between rows (default 2)");
-  app.add_option("-n,--iters", out.iters, "Timed iterations per row and round (default 20)");
-  app.add_option("-w,--warmup", out.warmup, "Untimed iterations first (default 5)");
-  app.add_option("--rounds", out.rounds, "Interleaved rounds per row; the best counts (3)");
-  app.add_option("--op", ops, "allreduce, broadcast, allgather or all (default allreduce)");
-  app.add_option("-d,--dtype", dtype, "float32, float64, int32 or int64 (default float32)");
-  app.add_option("-o,--redop", redop, "sum, prod, min or max (default sum)");
-  app.add_option("-r,--root", out.root, "Broadcast root (default 0)");
-  app.add_option("--layer", layer, "backend (the hvd backend alone) or runtime (the public API)");
-  app.add_option("--peers", peers, "mpi,gloo,none or auto (default: every one available)");
-  app.add_option("--json", out.json_file, "Also write the results as JSON to this file");
-  app.add_flag("-c,--check", out.check, "Fill with a pattern and count wrong elements");
-  app.add_option("--scenario", out.scenario, "fusion, cache or runtime-vs-raw (see below)");
-  app.add_option("--fusion-tensors", out.fusion_tensors, "Scenario fusion: tensors (100)");
-  app.add_option("--fusion-bytes", fusion_bytes, "Scenario fusion: bytes per tensor (4K)");
+  Texts texts;
+  add_flags(app, out, texts);
   try {
     app.parse(argc, argv);
-    out.min_bytes = parse_bytes(min_bytes, "-b/--min-bytes");
-    out.max_bytes = parse_bytes(max_bytes, "-e/--max-bytes");
-    out.fusion_bytes = parse_bytes(fusion_bytes, "--fusion-bytes");
-    out.ops = parse_ops(ops);
-    if (kDtypes.count(dtype) == 0) {
-      throw UsageError(str_cat("-d/--dtype '", dtype, "' is not float32, float64, int32 or int64"));
-    }
-    out.dtype = kDtypes.at(dtype);
-    if (kRedops.count(redop) == 0) {
-      throw UsageError(str_cat("-o/--redop '", redop, "' is not sum, prod, min or max"));
-    }
-    out.redop = kRedops.at(redop);
-    if (layer != "backend" && layer != "runtime") {
-      throw UsageError(str_cat("--layer '", layer, "' is not backend or runtime"));
-    }
-    out.layer = layer == "backend" ? Layer::kBackend : Layer::kRuntime;
-    parse_peers(peers, out);
-    if (!out.scenario.empty() && out.scenario != "fusion" && out.scenario != "cache" &&
-        out.scenario != "runtime-vs-raw") {
-      throw UsageError(
-          str_cat("--scenario '", out.scenario, "' is not fusion, cache or runtime-vs-raw"));
-    }
-    if (!out.scenario.empty()) out.layer = Layer::kRuntime;
-    check_ranges(out);
+    convert(texts, out);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help() << std::flush;
     return 0;

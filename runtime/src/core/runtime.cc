@@ -89,7 +89,8 @@ void Runtime::wait_for_work(std::chrono::steady_clock::time_point cycle_end) {
   // Tensors this rank submitted that some other rank has not: that rank is about to submit
   // them, and its enqueue wakes its own loop, so start the next cycle at once to meet it
   // rather than sleep out a cycle.
-  if (controller_.in_flight() > 0) return;
+  // After the shutdown cycle there is nothing left to wait for.
+  if (stopped_ || controller_.in_flight() > 0) return;
   // Idle: wait for the next enqueue, but at most until the cycle ends, so that the periodic
   // vote (stall checks, shutdown, other ranks' requests) keeps running. Tensors enqueued while
   // a cycle runs are all taken by the next one, which is how tensors submitted together meet
