@@ -35,6 +35,8 @@ run() {
   echo
 }
 
+# Other work on the machine moves every column at once; the load says how much there was.
+echo "# $(nproc) cores; load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 lat=(-b 8 -e 8 -n "$lat_iters" -w 200)
 bw=(-b 64K -e "$max_bytes" -n "$bw_iters" -w 3)
 run shm_lat HVD_RING_TRANSPORT=shm -- --op all "${lat[@]}"
@@ -120,5 +122,6 @@ timeline = min(load(n)["scenarios"]["fusion"]["runtime_step_us"]
 line("timeline: costs at most 5% (fusion step with HOROVOD_TIMELINE vs without)",
      f"{timeline:.1f} us vs {best_fused:.1f} us", timeline / best_fused,
      timeline / best_fused <= 1.05)
-print(f"(JSON in {out})")
+with open("/proc/loadavg") as f:
+    print(f"(load average after the run: {' '.join(f.read().split()[:3])}; JSON in {out})")
 PY
