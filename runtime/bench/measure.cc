@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <memory>
 
 #include "bench/check_pattern.h"
 
@@ -81,21 +82,35 @@ Row measure_row(const Options& o, Op op, size_t bytes, int rank, int ranks,
   Row row;
   row.bytes = bytes;
   row.count = bytes / dtype_size(o.dtype);
-  for (Impl* impl : impls) row.impls[impl->name()].time_us = std::numeric_limits<double>::max();
+  // One set of buffers and one prepared operation per implementation and algorithm, reused by
+  // every round: fresh memory each round would time page faults and (for MPI's single-copy
+  // path) page pinning instead of the collective.
+  struct Prepared {
+    Impl* impl;
+    std::string algorithm;
+    std::unique_ptr<Buffers> bufs;
+    RunOnce run;
+  };
+  std::vector<Prepared> prepared;
+  for (Impl* impl : impls) {
+    row.impls[impl->name()].time_us = std::numeric_limits<double>::max();
+    for (const std::string& algorithm : impl->algorithms(op)) {
+      auto bufs = std::make_unique<Buffers>(make_buffers(op, o.dtype, row.count, ranks));
+      RunOnce run = impl->prepare(op, algorithm, *bufs, o.redop, o.root);
+      prepared.push_back({impl, algorithm, std::move(bufs), std::move(run)});
+    }
+  }
   for (int round = 0; round < o.rounds; ++round) {
-    for (Impl* impl : impls) {
-      ImplResult& best = row.impls[impl->name()];
-      for (const std::string& algorithm : impl->algorithms(op)) {
-        Buffers b = make_buffers(op, o.dtype, row.count, ranks);
-        RunOnce run = impl->prepare(op, algorithm, b, o.redop, o.root);
-        const double us = time_round(o, *impl, run);
-        if (us < best.time_us) {
-          best.time_us = us;
-          best.algorithm = algorithm;
-        }
+    for (Prepared& p : prepared) {
+      const double us = time_round(o, *p.impl, p.run);
+      ImplResult& best = row.impls[p.impl->name()];
+      if (us < best.time_us) {
+        best.time_us = us;
+        best.algorithm = p.algorithm;
       }
     }
   }
+  prepared.clear();
   for (Impl* impl : impls) {
     ImplResult& r = row.impls[impl->name()];
     r.algbw_gbps = static_cast<double>(bytes) / (r.time_us * 1e3);  // bytes/us/1e3 = GB/s

@@ -101,9 +101,11 @@ void Runtime::wait_for_work(std::chrono::steady_clock::time_point cycle_end) {
 void Runtime::loop() {
   try {
     while (!stopped_) {
-      const auto start = std::chrono::steady_clock::now();
       run_cycle();
-      wait_for_work(start + options_.cycle_time);
+      // Counted from the end of the cycle, which the ranks leave together (it is collective),
+      // not from its start: a rank that entered late would otherwise wake early again every
+      // cycle and spin in the next vote until the others arrive.
+      wait_for_work(std::chrono::steady_clock::now() + options_.cycle_time);
     }
     queue_.fail_all(Status::error(ErrorCode::kUsage, "libhvd has been shut down"));
   } catch (...) {
