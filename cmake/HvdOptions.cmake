@@ -79,6 +79,14 @@ if(HVD_HAVE_CUDA AND HVD_HAVE_NCCL)
 endif()
 add_feature_info(GPU_BACKEND HVD_HAVE_GPU_BACKEND "libhvd's NCCL backend for CUDA tensors")
 
+# Gloo: only hvd-bench's Gloo peer uses it (libgloo-dev's CMake package); libhvd never does.
+set(HVD_WITH_GLOO AUTO CACHE STRING "Build hvd-bench's Gloo peer (AUTO, ON or OFF)")
+set_property(CACHE HVD_WITH_GLOO PROPERTY STRINGS ${_hvd_tristate})
+if(NOT HVD_WITH_GLOO STREQUAL "OFF")
+  find_package(Gloo CONFIG QUIET)
+endif()
+hvd_resolve_feature(GLOO Gloo_FOUND)
+
 if(HVD_BUILD_TESTS)
   find_package(doctest REQUIRED)
 endif()

@@ -15,6 +15,7 @@ packages=(
   hyperfine                                         # benchmark helper (scripts/bench-launch.sh)
   python3-torch python3-mpi4py                      # framework tests (tests/frameworks)
   gnuplot-nox                                       # hvdrun report draws with it
+  libgloo-dev                                       # hvd-bench's Gloo peer (optional)
 )
 
 missing=()

@@ -12,5 +12,6 @@ ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "$@"
 
 echo "== minimal build: every optional dependency OFF =="
 HVD_BUILD_DIR="$build_dir-minimal" ./scripts/build.sh -DHVD_WERROR=ON \
-  -DHVD_WITH_MPI=OFF -DHVD_WITH_PMIX=OFF -DHVD_WITH_CUDA=OFF -DHVD_WITH_NCCL=OFF
+  -DHVD_WITH_MPI=OFF -DHVD_WITH_PMIX=OFF -DHVD_WITH_CUDA=OFF -DHVD_WITH_NCCL=OFF \
+  -DHVD_WITH_GLOO=OFF
 ctest --test-dir "$build_dir-minimal" --output-on-failure -j "$(nproc)" -L unit

@@ -36,7 +36,9 @@ inline constexpr const char* kCpuList = "HVD_CPU_LIST";
 
 // Tunables, Horovod's names and units (horovod/common/utils/env_parser.cc).
 inline constexpr const char* kFusionThreshold = "HOROVOD_FUSION_THRESHOLD";  // bytes
-inline constexpr const char* kCycleTime = "HOROVOD_CYCLE_TIME";              // milliseconds
+/// Milliseconds: the longest an idle background loop waits between cycles; an enqueue starts
+/// the next cycle at once (core/runtime.cc, Runtime::wait_for_work).
+inline constexpr const char* kCycleTime = "HOROVOD_CYCLE_TIME";
 inline constexpr const char* kCacheCapacity = "HOROVOD_CACHE_CAPACITY";
 inline constexpr const char* kHierarchicalAllreduce = "HOROVOD_HIERARCHICAL_ALLREDUCE";
 inline constexpr const char* kTimeline = "HOROVOD_TIMELINE";

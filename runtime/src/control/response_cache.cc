@@ -2,7 +2,6 @@
 #include "control/response_cache.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "hvd/error.h"
 
@@ -16,7 +15,7 @@ bool same_properties(const Request& a, const Request& b) {
 
 ResponseCache::ResponseCache(size_t capacity) : capacity_(capacity), slots_(capacity) {
   // Lowest bits are handed out first, so that small caches use the front of the bit vector.
-  for (size_t bit = capacity; bit > 0; --bit) free_bits_.push_back(bit - 1);
+  for (size_t bit = 0; bit < capacity; ++bit) free_bits_.insert(free_bits_.end(), bit);
 }
 
 ResponseCache::State ResponseCache::lookup(const Request& request) const {
@@ -51,8 +50,8 @@ void ResponseCache::put(const Response& response, const Request& request) {
     return;
   }
   if (free_bits_.empty()) erase(lru_.back());
-  const size_t bit = free_bits_.back();
-  free_bits_.pop_back();
+  const size_t bit = *free_bits_.begin();
+  free_bits_.erase(free_bits_.begin());
   lru_.push_front(bit);
   slots_[bit] = Slot{response, request, lru_.begin(), true};
   by_name_[name] = bit;
@@ -64,9 +63,7 @@ void ResponseCache::erase(size_t bit) {
   by_name_.erase(s.response.names[0]);
   lru_.erase(s.lru);
   s = Slot{};
-  free_bits_.push_back(bit);
-  // Keep handing out the lowest free bit first, identically on every rank.
-  std::sort(free_bits_.begin(), free_bits_.end(), std::greater<size_t>());
+  free_bits_.insert(bit);
 }
 
 std::vector<size_t> ResponseCache::bits() const {

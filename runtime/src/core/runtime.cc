@@ -69,6 +69,7 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
 
 void Runtime::shutdown() {
   shutdown_requested_ = true;
+  queue_.wake();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -85,14 +86,29 @@ void Runtime::run_cycle() {
   if (result.shutdown) stopped_ = true;
 }
 
+// Cycles are collective (each one votes over the cache bits), so a rank that starts one early
+// only waits inside it for the others: ranks stay in lockstep whatever each one waits here.
+void Runtime::wait_for_work(std::chrono::steady_clock::time_point cycle_end) {
+  // Tensors this rank submitted that some other rank has not: that rank is about to submit
+  // them, and its enqueue wakes its own loop, so start the next cycle at once to meet it
+  // rather than sleep out a cycle.
+  // After the shutdown cycle there is nothing left to wait for.
+  if (stopped_ || controller_.in_flight() > 0) return;
+  // Idle: wait for the next enqueue, but at most until the cycle ends, so that the periodic
+  // vote (stall checks, shutdown, other ranks' requests) keeps running. Tensors enqueued while
+  // a cycle runs are all taken by the next one, which is how tensors submitted together meet
+  // in one negotiation and fuse.
+  queue_.wait_for_fresh(cycle_end);
+}
+
 void Runtime::loop() {
   try {
     while (!stopped_) {
-      const auto start = std::chrono::steady_clock::now();
       run_cycle();
-      // Sleep out the rest of the cycle, so that small tensors submitted together meet in one
-      // negotiation (and fuse) instead of costing one round each.
-      std::this_thread::sleep_until(start + options_.cycle_time);
+      // Counted from the end of the cycle, which the ranks leave together (it is collective),
+      // not from its start: a rank that entered late would otherwise wake early again every
+      // cycle and spin in the next vote until the others arrive.
+      wait_for_work(std::chrono::steady_clock::now() + options_.cycle_time);
     }
     queue_.fail_all(Status::error(ErrorCode::kUsage, "libhvd has been shut down"));
   } catch (...) {

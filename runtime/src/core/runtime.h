@@ -25,6 +25,8 @@ namespace hvd::core {
 
 struct RuntimeOptions {
   control::ControllerOptions controller;
+  /// The longest an idle background loop waits between two cycles (HOROVOD_CYCLE_TIME). An
+  /// enqueue ends the wait at once; tensors enqueued while a cycle runs meet in the next one.
   std::chrono::microseconds cycle_time{1000};
   /// Off when timeline.filename is empty. The epoch is taken when the Runtime starts, right
   /// after the transports connected (a moment every rank passes together).
@@ -50,15 +52,17 @@ class Runtime {
   std::shared_ptr<HandleState> enqueue(control::Request request, BufferView input,
                                        BufferView output);
   /// Queues several collectives at once (a grouped allreduce); one handle per tensor.
-  std::vector<std::shared_ptr<HandleState>> enqueue_group(
-      std::vector<control::Request> requests, const std::vector<BufferView>& inputs,
-      const std::vector<BufferView>& outputs);
+  std::vector<std::shared_ptr<HandleState>> enqueue_group(std::vector<control::Request> requests,
+                                                          const std::vector<BufferView>& inputs,
+                                                          const std::vector<BufferView>& outputs);
   /// Asks every rank to stop, waits for the loop to end, and fails what is still pending.
   void shutdown();
 
  private:
   void loop();
   void run_cycle();
+  // Between two cycles: returns at once, on an enqueue, or at cycle_end (see runtime.cc).
+  void wait_for_work(std::chrono::steady_clock::time_point cycle_end);
 
   bootstrap::WorldInfo world_;
   std::unique_ptr<control::Channel> channel_;

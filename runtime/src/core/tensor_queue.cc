@@ -35,7 +35,17 @@ Status TensorQueue::add(TensorEntry entry) {
 }
 
 Status TensorQueue::add_group(std::vector<TensorEntry> entries) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Status added = add_locked(entries);
+    if (!added.ok()) return added;
+  }
+  // Outside the lock, so that the woken loop does not block on it at once.
+  fresh_cv_.notify_one();
+  return Status();
+}
+
+Status TensorQueue::add_locked(std::vector<TensorEntry>& entries) {
   if (!closed_.ok()) return closed_;
   std::set<std::string> names;
   for (const TensorEntry& e : entries) {
@@ -53,6 +63,20 @@ Status TensorQueue::add_group(std::vector<TensorEntry> entries) {
     entries_.emplace(name, std::move(e));
   }
   return Status();
+}
+
+void TensorQueue::wait_for_fresh(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  fresh_cv_.wait_until(lock, deadline, [this] { return !fresh_.empty() || woken_; });
+  woken_ = false;
+}
+
+void TensorQueue::wake() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    woken_ = true;
+  }
+  fresh_cv_.notify_one();
 }
 
 std::vector<control::Request> TensorQueue::pop_fresh() {

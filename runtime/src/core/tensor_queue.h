@@ -3,6 +3,7 @@
 // TensorQueue: where the API threads leave work for the background loop. Each entry is a
 // tensor with its request and the handle its caller waits on. Thread-safe.
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -53,6 +54,13 @@ class TensorQueue {
   Status add_group(std::vector<TensorEntry> entries);
   /// The requests added since the last call, in the order they were added.
   std::vector<control::Request> pop_fresh();
+  /// The background loop's idle wait: returns when a request has been added since the last
+  /// pop_fresh() (at once if one already was), when wake() is called, or at `deadline`,
+  /// whichever comes first. add() and add_group() end the wait, so that a lone tensor does not
+  /// sit out the rest of a cycle.
+  void wait_for_fresh(std::chrono::steady_clock::time_point deadline);
+  /// Ends the current or next wait_for_fresh() early (used by shutdown).
+  void wake();
   /// Removes and returns the entries of `names` (in that order); a name without an entry is a
   /// bug in the caller.
   std::vector<TensorEntry> take(const std::vector<std::string>& names);
@@ -61,7 +69,12 @@ class TensorQueue {
   size_t size() const;
 
  private:
+  // add_group() with mutex_ held: checks and queues, or returns the error.
+  Status add_locked(std::vector<TensorEntry>& entries);
+
   mutable std::mutex mutex_;
+  std::condition_variable fresh_cv_;  // signalled when fresh_ gains requests, or by wake()
+  bool woken_ = false;                // wake() was called since the last wait_for_fresh()
   std::map<std::string, TensorEntry> entries_;
   std::vector<control::Request> fresh_;
   Status closed_;  // not ok once fail_all() ran

@@ -29,6 +29,10 @@ using Clock = std::chrono::steady_clock;
 constexpr uint32_t kMagic = 0x48564454;            // "HVDT"
 constexpr size_t kScratchBytes = size_t{1} << 20;  // a multiple of every element size
 constexpr size_t kMaxIo = size_t{4} << 20;         // bytes per send()/recv() call
+// Before sleeping in poll(), keep retrying the non-blocking calls this long: a peer on the same
+// host (or a fast network) usually answers within microseconds, and a thread that sleeps
+// pays a wake-up, which on a busy machine can cost a scheduler time slice.
+constexpr auto kSpinBeforePoll = std::chrono::microseconds(50);
 
 std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
@@ -147,6 +151,7 @@ void exchange(int rank, Side to, const char* sbuf, size_t sbytes, Side from, Sin
               size_t rbytes, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   size_t sent = 0;
+  Clock::time_point spin_until{};  // set at the first call that made no progress
   while (sent < sbytes || sink.got < rbytes) {
     bool progress = false;
     if (sent < sbytes) {
@@ -175,7 +180,13 @@ void exchange(int rank, Side to, const char* sbuf, size_t sbytes, Side from, Sin
                                    ": ", errno_text(errno)));
       }
     }
-    if (progress) continue;
+    if (progress) {
+      spin_until = {};
+      continue;
+    }
+    const auto now = Clock::now();
+    if (spin_until == Clock::time_point{}) spin_until = now + kSpinBeforePoll;
+    if (now < spin_until) continue;
     std::array<pollfd, 2> pfds{};
     nfds_t n = 0;
     if (sent < sbytes) pfds[n++] = pollfd{to.fd, POLLOUT, 0};

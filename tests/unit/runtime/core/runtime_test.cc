@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -29,7 +30,8 @@ namespace {
 
 // Runs `body` as `size` ranks on threads, each with its own Runtime; rethrows the first failure.
 void spawn(int size, const std::function<void(int, core::Runtime&)>& body,
-           size_t fusion_threshold = size_t{64} << 20) {
+           size_t fusion_threshold = size_t{64} << 20,
+           std::chrono::microseconds cycle_time = std::chrono::microseconds(200)) {
   FakeChannelHub channel_hub(size), backend_hub(size);
   hvd::test::spawn(size, [&](int rank) {
     hvd::bootstrap::WorldInfo world;
@@ -37,7 +39,7 @@ void spawn(int size, const std::function<void(int, core::Runtime&)>& body,
     world.size = size;
     core::RuntimeOptions options;
     options.controller.fusion_threshold_bytes = fusion_threshold;
-    options.cycle_time = std::chrono::microseconds(200);
+    options.cycle_time = cycle_time;
     core::Runtime runtime(world, std::make_unique<FakeChannel>(channel_hub, rank),
                           std::make_unique<FakeBackend>(backend_hub, rank), options);
     body(rank, runtime);
@@ -154,6 +156,29 @@ TEST_CASE("runtime: shutdown fails what is still pending, with a clear message")
         rt.enqueue(req("late", control::OpType::kAllreduce, DataType::kFloat32, {2}), xb, xb);
     CHECK_FALSE(late->wait().ok());
   });
+}
+
+TEST_CASE("runtime: an enqueue wakes an idle loop, and shutdown does not wait out the cycle") {
+  // A cycle time far longer than the test may take: a loop that slept out its cycles before
+  // the next one (or before noticing shutdown) would make this run for minutes.
+  const auto long_cycle = std::chrono::seconds(60);
+  const auto start = std::chrono::steady_clock::now();
+  spawn(
+      2,
+      [](int rank, core::Runtime& rt) {
+        for (int step = 0; step < 3; ++step) {
+          std::vector<float> x{static_cast<float>(rank + step)};
+          BufferView xb{x.data(), 1, DataType::kFloat32, {}};
+          const std::string name = "lone." + std::to_string(step);
+          auto h =
+              rt.enqueue(req(name, control::OpType::kAllreduce, DataType::kFloat32, {1}), xb, xb);
+          REQUIRE(h->wait().ok());
+          CHECK(x[0] == static_cast<float>(1 + 2 * step));
+        }
+        rt.shutdown();
+      },
+      size_t{64} << 20, long_cycle);
+  CHECK(std::chrono::steady_clock::now() - start < long_cycle);
 }
 
 TEST_CASE("runtime: a group is queued whole, and a name twice in one group is refused") {

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "bench/scenarios.h"
+
+#include <cstdio>
+
+#include "bench/hvd_runtime_impl.h"
+#include "common/env.h"
+#include "hvd/env_keys.h"
+#include "hvd/hvd.h"
+#include "hvd/str_cat.h"
+
+namespace hvd::bench {
+namespace {
+
+// The tunables this process runs with, so a reader can tell the fused and unfused runs apart.
+nlohmann::json runtime_env() {
+  const EnvMap& env = process_env();
+  nlohmann::json j = nlohmann::json::object();
+  for (const char* key : {env::kFusionThreshold, env::kCycleTime, env::kTimeline, env::kBackend,
+                          env::kRingTransport}) {
+    if (env_has(env, key)) j[key] = env.at(key);
+  }
+  return j;
+}
+
+std::string us(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f us", v);
+  return buf;
+}
+
+// One float32 tensor per name, `bytes` each; kept alive while the step runs.
+struct Tensors {
+  std::vector<std::string> names;
+  std::vector<std::vector<float>> data;
+  std::vector<TensorView> views;
+
+  Tensors(const std::string& prefix, int n, size_t bytes) {
+    const size_t count = bytes / sizeof(float);
+    for (int i = 0; i < n; ++i) {
+      names.push_back(str_cat(prefix, i));
+      data.emplace_back(count, 0.0f);
+    }
+    for (auto& d : data) {
+      views.push_back(
+          TensorView{d.data(), DataType::kFloat32, {static_cast<int64_t>(d.size())}, Device{}});
+    }
+  }
+};
+
+double time_mpi_allreduce(const Options& o, Impl& mpi, size_t bytes) {
+  Buffers b;
+  b.dtype = DataType::kFloat32;
+  b.count = bytes / sizeof(float);
+  b.out.assign(b.count * sizeof(float), 0);
+  const RunOnce run = mpi.prepare(Op::kAllreduce, "", b, ReduceOp::kSum, 0);
+  return time_best(o, mpi, run);
+}
+
+}  // namespace
+
+nlohmann::json run_fusion(const Options& o, Impl& runtime, Impl* mpi, std::ostream* out) {
+  Tensors each("fusion/", o.fusion_tensors, o.fusion_bytes);
+  const RunOnce step = [&each] {
+    std::vector<Handle> handles;
+    for (size_t i = 0; i < each.names.size(); ++i) {
+      handles.push_back(
+          hvd::allreduce_async(each.names[i], each.views[i], each.views[i], ReduceOp::kSum));
+    }
+    for (const Handle& h : handles) throw_if_failed(h.wait(), "fusion step");
+  };
+  Tensors grouped("fusion-group/", o.fusion_tensors, o.fusion_bytes);
+  const RunOnce grouped_step = [&grouped] {
+    for (const Handle& h : hvd::grouped_allreduce_async(grouped.names, grouped.views, grouped.views,
+                                                        ReduceOp::kSum)) {
+      throw_if_failed(h.wait(), "grouped fusion step");
+    }
+  };
+  const size_t total =
+      o.fusion_bytes / sizeof(float) * sizeof(float) * static_cast<size_t>(o.fusion_tensors);
+  nlohmann::json j = {
+      {"tensors", o.fusion_tensors}, {"tensor_bytes", o.fusion_bytes}, {"env", runtime_env()}};
+  const double step_us = time_best(o, runtime, step);
+  const double grouped_us = time_best(o, runtime, grouped_step);
+  j["runtime_step_us"] = step_us;
+  j["runtime_grouped_step_us"] = grouped_us;
+  std::string line = str_cat("# scenario fusion: step of ", o.fusion_tensors, " x ", o.fusion_bytes,
+                             " B: runtime ", us(step_us), " (grouped ", us(grouped_us), ")");
+  if (mpi != nullptr) {
+    const double mpi_us = time_mpi_allreduce(o, *mpi, total);
+    j["mpi_concatenated_us"] = mpi_us;
+    j["ratio_step_vs_mpi"] = step_us / mpi_us;
+    line +=
+        str_cat("; one MPI_Allreduce of ", total, " B ", us(mpi_us), "; ratio ", step_us / mpi_us);
+  }
+  if (out != nullptr) *out << line << "\n" << std::flush;
+  return j;
+}
+
+nlohmann::json run_cache(const Options& o, Impl& runtime, Impl* mpi, std::ostream* out) {
+  Tensors one("cache/", 1, 8);
+  const RunOnce op = [&one] {
+    throw_if_failed(
+        hvd::allreduce_async(one.names[0], one.views[0], one.views[0], ReduceOp::kSum).wait(),
+        "cache scenario");
+  };
+  nlohmann::json j = {{"bytes", 8}, {"env", runtime_env()}};
+  const double runtime_us = time_best(o, runtime, op);
+  j["runtime_us"] = runtime_us;
+  std::string line = str_cat("# scenario cache: 8-byte allreduce served from the response cache: ",
+                             us(runtime_us));
+  if (mpi != nullptr) {
+    const double mpi_us = time_mpi_allreduce(o, *mpi, 8);
+    j["mpi_us"] = mpi_us;
+    j["ratio"] = runtime_us / mpi_us;
+    line += str_cat("; MPI_Allreduce ", us(mpi_us), "; ratio ", runtime_us / mpi_us);
+  }
+  if (out != nullptr) *out << line << "\n" << std::flush;
+  return j;
+}
+
+nlohmann::json summarize_runtime_vs_raw(const OpResult& allreduce, std::ostream* out) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Row& row : allreduce.rows) {
+    const auto mpi = row.impls.find("mpi");
+    if (mpi == row.impls.end()) continue;
+    const double runtime_us = row.impls.at("hvd").time_us;
+    const double ratio = runtime_us / mpi->second.time_us;
+    rows.push_back({{"bytes", row.bytes},
+                    {"runtime_us", runtime_us},
+                    {"mpi_us", mpi->second.time_us},
+                    {"ratio", ratio}});
+    if (out != nullptr) {
+      *out << "# scenario runtime-vs-raw: " << row.bytes << " B: runtime/MPI_Allreduce time "
+           << ratio << "\n";
+    }
+  }
+  return {{"rows", rows}, {"env", runtime_env()}};
+}
+
+}  // namespace hvd::bench
