@@ -13,6 +13,9 @@ packages=(
   libkainjow-mustache-dev                           # sbatch script templates
   doctest-dev                                       # unit tests
   hyperfine                                         # benchmark helper (scripts/bench-launch.sh)
+  libopenblas-dev zlib1g-dev                        # hvd-train: host BLAS, gzip IDX files
+  dataset-fashion-mnist                             # hvd-train's real data (tests/trainer)
+  python3-torch python3-numpy                       # hvd-train's PyTorch baseline (bench-train.sh)
 )
 
 missing=()

@@ -64,6 +64,8 @@ void add_benchmark_and_outputs(CLI::App& app, TrainOptions& o) {
   app.add_flag("--verify-sync", o.verify_sync,
                "After every step, check that every rank holds bit-identical weights");
   app.add_flag("-q,--quiet", o.quiet, "No per-iteration lines");
+  // Lets the tests prove that --verify-sync catches ranks that diverge; not in --help.
+  app.add_option("--test-perturb-rank", o.test_perturb_rank)->group("");
 }
 
 }  // namespace

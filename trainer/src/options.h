@@ -41,9 +41,10 @@ struct TrainOptions {
   std::string json_path;
   std::string checkpoint_path;  // written by rank 0 at every epoch end and at the end
   bool resume = false;
-  std::string save_weights;  // final weights (checkpoint format), written by rank 0
-  bool verify_sync = false;  // after every step, check that all ranks hold identical weights
-  bool quiet = false;        // no per-iteration lines
+  std::string save_weights;    // final weights (checkpoint format), written by rank 0
+  bool verify_sync = false;    // after every step, check that all ranks hold identical weights
+  bool quiet = false;          // no per-iteration lines
+  int test_perturb_rank = -1;  // tests only: this rank nudges one weight after its first step
 };
 
 /// Parses argv. Throws UsageError with one line naming the flag; prints --help and exits 0.

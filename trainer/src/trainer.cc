@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <iostream>
 
 #include "checkpoint.h"
@@ -168,6 +169,7 @@ RunReport Trainer::run() {
     const int64_t done_here = step - first_step_ + 1;
     if (done_here == options_.num_warmup_batches + 1) log("Running benchmark...");
     record_time(done_here, timed_step(step));
+    if (step == first_step_ && options_.test_perturb_rank == rank_) perturb_one_weight();
     if (options_.verify_sync) verify_weights_in_sync(*model_, step);
     if ((step + 1) % sampler_->steps_per_epoch() == 0)
       end_epoch((step + 1) / sampler_->steps_per_epoch());
@@ -224,6 +226,13 @@ void Trainer::save(const std::string& path, int64_t steps_done) {
   compute_->download(c.params.data(), model_->params(), n * sizeof(float));
   compute_->download(c.momentum.data(), sgd_->velocity(), n * sizeof(float));
   write_checkpoint(path, c);
+}
+
+void Trainer::perturb_one_weight() {
+  float w = 0;
+  compute_->download(&w, model_->params(), sizeof(w));
+  w = std::nextafter(w, 1e9f);
+  compute_->upload(model_->params(), &w, sizeof(w));
 }
 
 void Trainer::log(const std::string& line) const {

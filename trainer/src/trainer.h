@@ -36,6 +36,7 @@ class Trainer {
   void end_epoch(int64_t epoch);
   BatchStats evaluate_test_set();
   void save(const std::string& path, int64_t steps_done);
+  void perturb_one_weight();
   void log(const std::string& line) const;
 
   TrainOptions options_;
