@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The host Compute: GEMM on OpenBLAS's cblas, the element-wise steps as plain loops that the
-// compiler vectorizes.
+// The host Compute: GEMM on OpenBLAS's cblas, the element-wise steps in host_kernels.cc.
 #include <cblas.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <cstring>
 
 #include "compute.h"
+#include "host_kernels.h"
 #include "hvd/error.h"
 
 namespace hvd::train {
@@ -46,25 +46,13 @@ class HostCompute final : public Compute {
   }
 
   void bias_activation(float* y, const float* bias, int rows, int cols, bool relu) override {
-    for (int r = 0; r < rows; ++r) {
-      float* row = y + static_cast<size_t>(r) * cols;
-      for (int c = 0; c < cols; ++c) {
-        const float v = row[c] + bias[c];
-        row[c] = relu ? std::max(v, 0.0f) : v;
-      }
-    }
+    host::bias_activation(y, bias, rows, cols, relu);
   }
-
   void relu_backward(float* dy, const float* y, size_t n) override {
-    for (size_t i = 0; i < n; ++i) dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+    host::relu_backward(dy, y, n);
   }
-
   void bias_grad(const float* dy, int rows, int cols, float* db) override {
-    std::fill(db, db + cols, 0.0f);
-    for (int r = 0; r < rows; ++r) {
-      const float* row = dy + static_cast<size_t>(r) * cols;
-      for (int c = 0; c < cols; ++c) db[c] += row[c];
-    }
+    host::bias_grad(dy, rows, cols, db);
   }
 
   void softmax_cross_entropy(const float* logits, const int32_t* labels, int rows, int cols,
@@ -89,10 +77,7 @@ class HostCompute final : public Compute {
 
   void sgd_momentum(float* w, const float* g, float* v, size_t n, float lr, float momentum,
                     float weight_decay) override {
-    for (size_t i = 0; i < n; ++i) {
-      v[i] = momentum * v[i] + (g[i] + weight_decay * w[i]);
-      w[i] -= lr * v[i];
-    }
+    host::sgd_momentum(w, g, v, n, lr, momentum, weight_decay);
   }
 };
 
