@@ -12,6 +12,8 @@
 #
 # Usage: scripts/bench-train.sh [ROUNDS=3]. Prints each run's total img/sec, then a table of
 # medians with the ratio hvd-train/torch and each one's scaling efficiency from 1 to 2 ranks.
+# Both also report rank 0's process CPU time per image (all its threads, over the timed steps):
+# on a shared machine wall-clock rates follow the other jobs' load; CPU time per image does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds="${1:-3}"
@@ -26,9 +28,10 @@ export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 configs=("small 1024,1024 64 10 10 10" "resnet50-sized 4096,4096,1280 32 3 5 4")
 
 total_of() { sed -n 's/.*Total img\/sec on [0-9]* CPU(s): \([0-9.]*\) .*/\1/p' "$1" | tail -1; }
+cpu_of() { sed -n 's/.*CPU time per image: \([0-9.]*\) ms.*/\1/p' "$1" | tail -1; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# run IMPL NP CONFIG... -> prints the total img/sec
+# run IMPL NP CONFIG... -> prints "total-img/sec cpu-ms-per-image"
 run() {
   local impl="$1" np="$2" hidden="$3" batch="$4" warmup="$5" per_iter="$6" iters="$7" out
   out=$(mktemp)
@@ -40,32 +43,38 @@ run() {
     "$hvdrun" -np "$np" -- "$python" scripts/bench/torch_mlp.py --hidden "$hidden" \
       --batch-size "$batch" --threads 1 "${timing[@]}" >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
   fi
-  total_of "$out"
+  echo "$(total_of "$out") $(cpu_of "$out")"
   rm -f "$out"
 }
 
-declare -A results
+declare -A results cpu_results
 for config in "${configs[@]}"; do
   read -r name hidden batch warmup per_iter iters <<<"$config"
   for ((r = 1; r <= rounds; r++)); do
     for np in 1 2; do
       for impl in hvd-train torch; do
-        value=$(run "$impl" "$np" "$hidden" "$batch" "$warmup" "$per_iter" "$iters")
-        printf 'round %d  %-15s %-9s np=%d  total %8.1f img/sec\n' "$r" "$name" "$impl" "$np" "$value"
+        read -r value cpu < <(run "$impl" "$np" "$hidden" "$batch" "$warmup" "$per_iter" "$iters")
+        printf 'round %d  %-15s %-9s np=%d  total %8.1f img/sec  %7.3f CPU ms/image\n' \
+          "$r" "$name" "$impl" "$np" "$value" "$cpu"
         results["$name/$impl/$np"]+="$value "
+        cpu_results["$name/$impl/$np"]+="$cpu "
       done
     done
   done
 done
 
 echo
-printf '%-15s %3s %7s %16s %16s %10s\n' model np batch "hvd-train img/s" "torch img/s" "ratio"
+printf '%-15s %3s %6s %16s %12s %7s %18s %14s\n' model np batch "hvd-train img/s" "torch img/s" \
+  ratio "hvd-train CPU ms/img" "torch CPU ms/img"
 for config in "${configs[@]}"; do
   read -r name hidden batch _ <<<"$config"
   for np in 1 2; do
     h=$(tr ' ' '\n' <<<"${results[$name/hvd-train/$np]}" | grep . | median)
     t=$(tr ' ' '\n' <<<"${results[$name/torch/$np]}" | grep . | median)
-    printf '%-15s %3d %7d %16.1f %16.1f %10.3f\n' "$name" "$np" "$batch" "$h" "$t" "$(awk -v h="$h" -v t="$t" 'BEGIN { print h / t }')"
+    hc=$(tr ' ' '\n' <<<"${cpu_results[$name/hvd-train/$np]}" | grep . | median)
+    tc=$(tr ' ' '\n' <<<"${cpu_results[$name/torch/$np]}" | grep . | median)
+    printf '%-15s %3d %6d %16.1f %12.1f %7.3f %18.3f %14.3f\n' "$name" "$np" "$batch" "$h" "$t" \
+      "$(awk -v h="$h" -v t="$t" 'BEGIN { print h / t }')" "$hc" "$tc"
     eval "m_${np}_h=$h m_${np}_t=$t"
   done
   awk -v h1="$m_1_h" -v h2="$m_2_h" -v t1="$m_1_t" -v t2="$m_2_t" -v n="$name" 'BEGIN {

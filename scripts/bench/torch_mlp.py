@@ -9,6 +9,7 @@ reads only what hvdrun sets (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), and ru
 """
 import argparse
 import os
+import time
 import timeit
 
 import numpy as np
@@ -89,14 +90,19 @@ def main():
     timeit.timeit(benchmark_step, number=args.num_warmup_batches)
     log("Running benchmark...")
     img_secs = []
+    cpu_seconds = 0.0
     for x in range(args.num_iters):
+        cpu_start = time.process_time()  # this process, all threads, as hvd-train measures
         t = timeit.timeit(benchmark_step, number=args.num_batches_per_iter)
+        cpu_seconds += time.process_time() - cpu_start
         img_sec = args.batch_size * args.num_batches_per_iter / t
         log("Iter #%d: %.1f img/sec per CPU" % (x, img_sec))
         img_secs.append(img_sec)
     mean, conf = np.mean(img_secs), 1.96 * np.std(img_secs)
     log("Img/sec per CPU: %.1f +-%.1f" % (mean, conf))
     log("Total img/sec on %d CPU(s): %.1f +-%.1f" % (world, world * mean, world * conf))
+    images = args.num_iters * args.num_batches_per_iter * args.batch_size
+    log("CPU time per image: %.3f ms (rank 0, all threads)" % (1e3 * cpu_seconds / images))
     if world > 1:
         dist.destroy_process_group()
 

@@ -40,9 +40,10 @@ class Compute {
   virtual void softmax_cross_entropy(const float* logits, const int32_t* labels, int rows, int cols,
                                      float scale, float* dlogits, float* row_loss,
                                      float* row_correct) = 0;
-  /// v = momentum * v + (g + weight_decay * w); w -= lr * v (PyTorch's SGD).
+  /// v = momentum * v + (grad_scale * g + weight_decay * w); w -= lr * v: PyTorch's SGD on
+  /// the gradient grad_scale * g.
   virtual void sgd_momentum(float* w, const float* g, float* v, size_t n, float lr, float momentum,
-                            float weight_decay) = 0;
+                            float weight_decay, float grad_scale) = 0;
 };
 
 /// A typed allocation owned by a Compute.
@@ -79,9 +80,9 @@ class DeviceArray {
 
 /// The host Compute on OpenBLAS with `threads` BLAS threads.
 std::unique_ptr<Compute> make_host_compute(int threads);
-/// The CUDA Compute on GPU `device`. Throws ConfigError when this build has no CUDA or no GPU
-/// is visible.
-std::unique_ptr<Compute> make_gpu_compute(int device);
+/// The CUDA Compute on the local rank's GPU (local_rank modulo the visible GPUs). Throws
+/// ConfigError when this build has no CUDA or no GPU is visible.
+std::unique_ptr<Compute> make_gpu_compute(int local_rank);
 /// Whether a CUDA device is visible (false in a build without CUDA).
 bool gpu_available();
 

@@ -11,15 +11,18 @@ namespace hvd::train {
 
 #if HVD_HAVE_CUDA
 std::unique_ptr<Compute> make_cuda_compute(int device);  // cuda_compute.cc
-bool cuda_device_visible();
+int cuda_device_count();
 
-bool gpu_available() { return cuda_device_visible(); }
+bool gpu_available() { return cuda_device_count() > 0; }
 
-std::unique_ptr<Compute> make_gpu_compute(int device) {
-  if (!cuda_device_visible()) {
+std::unique_ptr<Compute> make_gpu_compute(int local_rank) {
+  const int count = cuda_device_count();
+  if (count == 0) {
     throw ConfigError("hvd-train: --device gpu, but no CUDA device is visible; use --device cpu");
   }
-  return make_cuda_compute(device);
+  // Under hvdrun each local rank sees only its own GPU (device 0); where a launcher leaves all
+  // of a node's GPUs visible, local ranks take them round-robin, as hvdrun would.
+  return make_cuda_compute(local_rank % count);
 }
 #else
 bool gpu_available() { return false; }

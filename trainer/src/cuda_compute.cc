@@ -92,8 +92,8 @@ class CudaCompute final : public Compute {
     launch_check("softmax_cross_entropy");
   }
   void sgd_momentum(float* w, const float* g, float* v, size_t n, float lr, float momentum,
-                    float weight_decay) override {
-    cuda::sgd_momentum(w, g, v, n, lr, momentum, weight_decay);
+                    float weight_decay, float grad_scale) override {
+    cuda::sgd_momentum(w, g, v, n, lr, momentum, weight_decay, grad_scale);
     launch_check("sgd_momentum");
   }
 
@@ -120,9 +120,9 @@ std::unique_ptr<Compute> make_cuda_compute(int device) {
   return std::make_unique<CudaCompute>(device);
 }
 
-bool cuda_device_visible() {
+int cuda_device_count() {
   int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
 }  // namespace hvd::train

@@ -46,10 +46,10 @@ __global__ void softmax_xent_kernel(const float* logits, const int32_t* labels, 
 }
 
 __global__ void sgd_momentum_kernel(float* w, const float* g, float* v, size_t n, float lr,
-                                    float momentum, float weight_decay) {
+                                    float momentum, float weight_decay, float grad_scale) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  v[i] = momentum * v[i] + (g[i] + weight_decay * w[i]);
+  v[i] = momentum * v[i] + (grad_scale * g[i] + weight_decay * w[i]);
   w[i] -= lr * v[i];
 }
 
@@ -73,9 +73,11 @@ void softmax_cross_entropy(const float* logits, const int32_t* labels, int rows,
 }
 
 void sgd_momentum(float* w, const float* g, float* v, size_t n, float lr, float momentum,
-                  float weight_decay) {
-  if (n > 0)
-    sgd_momentum_kernel<<<blocks_for(n), kThreads>>>(w, g, v, n, lr, momentum, weight_decay);
+                  float weight_decay, float grad_scale) {
+  if (n > 0) {
+    sgd_momentum_kernel<<<blocks_for(n), kThreads>>>(w, g, v, n, lr, momentum, weight_decay,
+                                                     grad_scale);
+  }
 }
 
 const char* last_error() {

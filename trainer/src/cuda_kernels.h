@@ -13,7 +13,7 @@ void relu_backward(float* dy, const float* y, size_t n);
 void softmax_cross_entropy(const float* logits, const int32_t* labels, int rows, int cols,
                            float scale, float* dlogits, float* row_loss, float* row_correct);
 void sgd_momentum(float* w, const float* g, float* v, size_t n, float lr, float momentum,
-                  float weight_decay);
+                  float weight_decay, float grad_scale);
 /// The last launch's error, as cudaGetErrorString, or nullptr when there was none.
 const char* last_error();
 

@@ -44,7 +44,7 @@ void GradientExchange::submit(int layer) {
     model_.compute().download(host, model_.grads() + offset, count * sizeof(float));
   }
   const TensorView v = float_view(host, count);
-  pending_.push_back(allreduce_async(names_[static_cast<size_t>(layer)], v, v, ReduceOp::kAverage));
+  pending_.push_back(allreduce_async(names_[static_cast<size_t>(layer)], v, v, ReduceOp::kSum));
 }
 
 void GradientExchange::wait_all() {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// GradientExchange: averages each layer's gradient over the ranks, started as soon as backward
+// GradientExchange: sums each layer's gradient over the ranks, started as soon as backward
 // has produced it (Horovod's DistributedOptimizer hooks), finished before the optimizer step.
 
 #include <string>
@@ -14,9 +14,12 @@ namespace hvd::train {
 class GradientExchange {
  public:
   explicit GradientExchange(Mlp& model);
-  /// Enqueues the allreduce (average) of layer l's gradient, as tensor "grad.layer<l>".
+  /// Enqueues the allreduce (sum) of layer l's gradient, as tensor "grad.layer<l>".
   void submit(int layer);
-  /// Waits for every submitted allreduce; the model's gradients then hold the averages.
+  /// What turns the sums into the average over ranks. The optimizer applies it in the pass it
+  /// makes over the gradients anyway; libhvd's kAverage would add one more pass over them all.
+  double grad_scale() const { return 1.0 / size(); }
+  /// Waits for every submitted allreduce; the model's gradients then hold the sums.
   /// Throws BackendError with libhvd's message when one failed.
   void wait_all();
 

@@ -76,8 +76,8 @@ class HostCompute final : public Compute {
   }
 
   void sgd_momentum(float* w, const float* g, float* v, size_t n, float lr, float momentum,
-                    float weight_decay) override {
-    host::sgd_momentum(w, g, v, n, lr, momentum, weight_decay);
+                    float weight_decay, float grad_scale) override {
+    host::sgd_momentum(w, g, v, n, lr, momentum, weight_decay, grad_scale);
   }
 };
 

@@ -44,12 +44,12 @@ void bias_grad(const float* dy, int rows, int cols, float* db) {
 
 HVD_VECTOR_CLONES
 void sgd_momentum(float* w, const float* g, float* v, size_t n, float lr, float momentum,
-                  float weight_decay) {
+                  float weight_decay, float grad_scale) {
   float* __restrict weights = w;
   const float* __restrict grads = g;
   float* __restrict velocity = v;
   for (size_t i = 0; i < n; ++i) {
-    velocity[i] = momentum * velocity[i] + (grads[i] + weight_decay * weights[i]);
+    velocity[i] = momentum * velocity[i] + (grad_scale * grads[i] + weight_decay * weights[i]);
     weights[i] -= lr * velocity[i];
   }
 }

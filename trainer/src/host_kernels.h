@@ -13,6 +13,6 @@ void bias_activation(float* y, const float* bias, int rows, int cols, bool relu)
 void relu_backward(float* dy, const float* y, size_t n);
 void bias_grad(const float* dy, int rows, int cols, float* db);
 void sgd_momentum(float* w, const float* g, float* v, size_t n, float lr, float momentum,
-                  float weight_decay);
+                  float weight_decay, float grad_scale);
 
 }  // namespace hvd::train::host

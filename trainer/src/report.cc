@@ -50,6 +50,10 @@ std::vector<std::string> summary_lines(const RunReport& r) {
   lines.push_back(
       str_cat("Total img/sec on ", r.ranks, " ", r.device_word(),
               "(s): ", format("%.1f +-%.1f", r.ranks * r.per_rank.mean, r.ranks * r.per_rank.ci)));
+  if (r.cpu_ms_per_image > 0) {
+    lines.push_back(str_cat("CPU time per image: ", format("%.3f", r.cpu_ms_per_image),
+                            " ms (rank 0, all threads)"));
+  }
   if (r.baseline > 0) {
     lines.push_back(str_cat("Scaling efficiency vs 1 ", r.device_word(), " (",
                             format("%.1f", r.baseline),
@@ -86,6 +90,7 @@ void write_json(const std::string& path, const RunReport& r) {
       {"img_per_sec_total", {{"mean", r.ranks * r.per_rank.mean}, {"ci", r.ranks * r.per_rank.ci}}},
       {"scaling_efficiency",
        r.baseline > 0 ? nlohmann::json(r.scaling_efficiency()) : nlohmann::json(nullptr)},
+      {"cpu_ms_per_image", r.cpu_ms_per_image},
       {"epochs", epochs}};
   std::ofstream out(path);
   out << j.dump(2) << "\n";

@@ -32,7 +32,8 @@ struct RunReport {
   int batch_per_rank = 0;
   bool synthetic = false;
   Throughput per_rank;
-  double baseline = 0;  // one rank's img/sec; 0 when not given
+  double baseline = 0;          // one rank's img/sec; 0 when not given
+  double cpu_ms_per_image = 0;  // rank 0's process CPU time per timed image; 0 if unmeasured
   std::vector<EpochResult> epochs;
 
   const char* device_word() const { return gpu ? "GPU" : "CPU"; }

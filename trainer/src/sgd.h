@@ -16,11 +16,12 @@ class Sgd {
         momentum_(static_cast<float>(momentum)),
         weight_decay_(static_cast<float>(weight_decay)) {}
 
-  /// One update with the (already averaged) gradients in the model.
-  void step(double lr) {
+  /// One update with grad_scale times the model's gradients (1 / ranks turns the allreduced
+  /// sums into the average).
+  void step(double lr, double grad_scale) {
     model_.compute().sgd_momentum(model_.params(), model_.grads(), velocity_.data(),
                                   model_.parameter_count(), static_cast<float>(lr), momentum_,
-                                  weight_decay_);
+                                  weight_decay_, static_cast<float>(grad_scale));
   }
   float* velocity() { return velocity_.data(); }
 

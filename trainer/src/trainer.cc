@@ -2,6 +2,7 @@
 #include "trainer.h"
 
 #include <sys/stat.h>
+#include <time.h>
 
 #include <cmath>
 #include <iostream>
@@ -34,15 +35,21 @@ BatchStats sum_over_ranks(const BatchStats& local, const std::string& name) {
   return BatchStats{v[0], v[1], static_cast<int>(v[2])};
 }
 
+// Unlike wall time, this does not grow when other jobs share the cores, so it compares
+// implementations fairly on a busy machine.
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 bool file_exists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
 }
 
 std::unique_ptr<Compute> make_compute(const TrainOptions& o) {
-  // hvdrun gives each local rank one GPU through CUDA_VISIBLE_DEVICES, which is then device 0;
-  // without it, local ranks share the node's GPUs round-robin.
-  if (o.device == "gpu") return make_gpu_compute(0);
+  if (o.device == "gpu") return make_gpu_compute(local_rank());
   return make_host_compute(o.threads);
 }
 
@@ -70,15 +77,13 @@ Trainer::Trainer(const TrainOptions& options)
   batch_images_ =
       DeviceArray<float>(*compute_, static_cast<size_t>(options_.batch_size) * kFeatures);
   batch_labels_ = DeviceArray<int32_t>(*compute_, static_cast<size_t>(options_.batch_size));
-  report_ = RunReport{ranks_,
-                      compute_->on_gpu(),
-                      widths,
-                      model_->parameter_count(),
-                      options_.batch_size,
-                      options_.synthetic,
-                      {},
-                      options_.baseline,
-                      {}};
+  report_.ranks = ranks_;
+  report_.gpu = compute_->on_gpu();
+  report_.widths = widths;
+  report_.parameters = model_->parameter_count();
+  report_.batch_per_rank = options_.batch_size;
+  report_.synthetic = options_.synthetic;
+  report_.baseline = options_.baseline;
   restore_or_broadcast();
 }
 
@@ -125,8 +130,9 @@ int64_t Trainer::total_steps() const {
   return int64_t{options_.epochs} * sampler_->steps_per_epoch();
 }
 
-double Trainer::timed_step(int64_t step) {
+Trainer::StepTime Trainer::timed_step(int64_t step) {
   const auto start = Clock::now();
+  const double cpu_start = process_cpu_seconds();
   gather(train_set_, sampler_->indices(step), host_images_, host_labels_);
   compute_->upload(batch_images_.data(), host_images_.data(), host_images_.size() * sizeof(float));
   compute_->upload(batch_labels_.data(), host_labels_.data(),
@@ -135,19 +141,22 @@ double Trainer::timed_step(int64_t step) {
       model_->train_step(batch_images_.data(), batch_labels_.data(), options_.batch_size,
                          [this](int layer) { exchange_->submit(layer); });
   exchange_->wait_all();
-  sgd_->step(schedule_.at(step));
+  sgd_->step(schedule_.at(step), exchange_->grad_scale());
   compute_->synchronize();
   epoch_stats_.loss_sum += s.loss_sum;
   epoch_stats_.correct += s.correct;
   epoch_stats_.rows += s.rows;
-  return std::chrono::duration<double>(Clock::now() - start).count();
+  return StepTime{std::chrono::duration<double>(Clock::now() - start).count(),
+                  process_cpu_seconds() - cpu_start};
 }
 
 // Horovod's timing: after the warmup batches, every num_batches_per_iter steps make one
 // iteration whose img/sec is one sample of the mean and confidence.
-void Trainer::record_time(int64_t steps_done, double seconds) {
+void Trainer::record_time(int64_t steps_done, const StepTime& t) {
   if (steps_done <= options_.num_warmup_batches) return;
-  iteration_seconds_ += seconds;
+  iteration_seconds_ += t.wall;
+  timed_cpu_seconds_ += t.cpu;
+  timed_images_ += options_.batch_size;
   if (++iteration_steps_ < options_.num_batches_per_iter) return;
   const double rate =
       static_cast<double>(options_.batch_size) * iteration_steps_ / iteration_seconds_;
@@ -177,6 +186,7 @@ RunReport Trainer::run() {
   if (!options_.checkpoint_path.empty()) save(options_.checkpoint_path, last);
   if (!options_.save_weights.empty()) save(options_.save_weights, last);
   report_.per_rank = summarize(img_per_sec_);
+  if (timed_images_ > 0) report_.cpu_ms_per_image = 1e3 * timed_cpu_seconds_ / timed_images_;
   for (const std::string& line : summary_lines(report_)) log(line);
   if (rank_ == 0 && !options_.json_path.empty()) write_json(options_.json_path, report_);
   return report_;

@@ -31,8 +31,12 @@ class Trainer {
  private:
   void restore_or_broadcast();
   int64_t total_steps() const;
-  double timed_step(int64_t step);
-  void record_time(int64_t steps_done, double seconds);
+  struct StepTime {
+    double wall = 0;  // seconds
+    double cpu = 0;   // CPU seconds of this process, all threads (libhvd's included)
+  };
+  StepTime timed_step(int64_t step);
+  void record_time(int64_t steps_done, const StepTime& t);
   void end_epoch(int64_t epoch);
   BatchStats evaluate_test_set();
   void save(const std::string& path, int64_t steps_done);
@@ -57,6 +61,8 @@ class Trainer {
 
   BatchStats epoch_stats_;
   double iteration_seconds_ = 0;
+  double timed_cpu_seconds_ = 0;
+  int64_t timed_images_ = 0;
   int iteration_steps_ = 0;
   std::vector<double> img_per_sec_;
   RunReport report_;
