@@ -78,6 +78,7 @@ TrainOptions parse_options(int argc, char** argv) {
       "Usage: hvdrun -np N -- hvd-train [options]\n"
       "Exit codes: 2 usage, 3 data or checkpoint, 5 communication, 6 ranks diverged, 70 bug",
       "hvd-train"};
+  app.option_defaults()->always_capture_default();  // --help shows each default
   add_model_and_data(app, o);
   add_optimizer(app, o);
   add_benchmark_and_outputs(app, o);
