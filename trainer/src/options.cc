@@ -21,6 +21,10 @@ void add_model_and_data(CLI::App& app, TrainOptions& o) {
                  "BLAS threads per rank (0: OMP_NUM_THREADS, else the cores shared by the local "
                  "ranks)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--bucket-mb", o.bucket_mb,
+                 "0: allreduce each layer's gradient as soon as it is ready (Horovod); else "
+                 "allreduce adjacent layers together in buckets of this size (DDP's bucket_cap_mb)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--data-dir", o.data_dir, "Fashion-MNIST IDX .gz files");
   app.add_flag("--synthetic", o.synthetic, "Random images instead of Fashion-MNIST (benchmark)");
   app.add_option("--synthetic-samples", o.synthetic_samples, "Size of the synthetic data set")

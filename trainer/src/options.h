@@ -13,6 +13,7 @@ struct TrainOptions {
   // Model: 784 inputs (28x28 images), these hidden widths, 10 classes.
   std::vector<int> hidden{256};
   std::string device = "cpu";  // cpu | gpu
+  double bucket_mb = 0;        // 0: one allreduce per layer; else buckets of adjacent layers
   int threads = 0;             // BLAS threads per rank; 0: OMP_NUM_THREADS, else cores/local ranks
 
   // Data.

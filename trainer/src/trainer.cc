@@ -71,7 +71,8 @@ Trainer::Trainer(const TrainOptions& options)
   model_ = std::make_unique<Mlp>(*compute_, widths, options_.batch_size);
   model_->init_params(options_.seed);
   sgd_ = std::make_unique<Sgd>(*model_, options_.momentum, options_.weight_decay);
-  exchange_ = std::make_unique<GradientExchange>(*model_);
+  exchange_ = std::make_unique<GradientExchange>(
+      *model_, static_cast<size_t>(options_.bucket_mb * (1 << 20)));
   schedule_ = LrSchedule{options_.lr, ranks_, options_.scale_lr, options_.warmup_epochs,
                          sampler_->steps_per_epoch()};
   batch_images_ =
