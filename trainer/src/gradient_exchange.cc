@@ -50,6 +50,9 @@ GradientExchange::GradientExchange(Mlp& model, size_t bucket_bytes) : model_(mod
 }
 
 void GradientExchange::submit(int layer) {
+  // Alone there is nothing to reduce; PyTorch without DDP skips it too, and libhvd would
+  // still spend a negotiation cycle (about a millisecond) per tensor.
+  if (size() == 1) return;
   const int top = bucket_top_[static_cast<size_t>(layer)];
   if (top < 0) return;  // the bucket closes at a lower layer
   const size_t offset = model_.layer_offset(layer);
