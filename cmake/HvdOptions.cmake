@@ -90,3 +90,6 @@ hvd_resolve_feature(GLOO Gloo_FOUND)
 if(HVD_BUILD_TESTS)
   find_package(doctest REQUIRED)
 endif()
+
+# hvd-train (trainer/) needs OpenBLAS and zlib; OFF builds without it.
+option(HVD_BUILD_TRAINER "Build hvd-train, the data-parallel benchmark trainer" ON)

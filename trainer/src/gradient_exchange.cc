@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "gradient_exchange.h"
+
+#include <cstring>
+
+#include "hvd/error.h"
+#include "hvd/str_cat.h"
+
+namespace hvd::train {
+namespace {
+
+void must(const Status& s, const std::string& what) {
+  if (!s.ok())
+    throw BackendError(str_cat("hvd-train: rank ", rank(), ": ", what, ": ", s.message()));
+}
+
+TensorView float_view(float* data, size_t count) {
+  return TensorView{data, DataType::kFloat32, {static_cast<int64_t>(count)}, Device{}};
+}
+
+// FNV-1a over the bytes: any differing bit changes it (with overwhelming probability).
+int64_t fnv1a(const void* data, size_t bytes) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001B3ull;
+  int64_t out;
+  std::memcpy(&out, &h, sizeof(out));
+  return out;
+}
+
+}  // namespace
+
+GradientExchange::GradientExchange(Mlp& model, size_t bucket_bytes) : model_(model) {
+  // Backward produces the last layer first: a bucket collects layers from the top down until
+  // it holds bucket_bytes, and its lowest layer closes it. Layers are adjacent in the flat
+  // gradient buffer, so a bucket is one contiguous tensor: no fusion copies.
+  bucket_top_.assign(static_cast<size_t>(model_.num_layers()), -1);
+  int top = model_.num_layers() - 1;
+  size_t bytes = 0;
+  for (int l = model_.num_layers() - 1; l >= 0; --l) {
+    bytes += model_.layer_size(l) * sizeof(float);
+    if (bytes >= bucket_bytes || l == 0) {
+      bucket_top_[static_cast<size_t>(l)] = top;
+      names_.push_back(l == top ? str_cat("grad.layer", l) : str_cat("grad.layers", l, "-", top));
+      top = l - 1;
+      bytes = 0;
+    }
+  }
+  if (model_.compute().on_gpu()) host_staging_.resize(model_.parameter_count());
+}
+
+void GradientExchange::submit(int layer) {
+  // Alone there is nothing to reduce; PyTorch without DDP skips it too, and libhvd would
+  // still spend a negotiation cycle (about a millisecond) per tensor.
+  if (size() == 1) return;
+  const int top = bucket_top_[static_cast<size_t>(layer)];
+  if (top < 0) return;  // the bucket closes at a lower layer
+  const size_t offset = model_.layer_offset(layer);
+  const size_t count = model_.layer_offset(top) + model_.layer_size(top) - offset;
+  const std::string& name = names_[pending_.size()];
+  float* host = model_.grads() + offset;
+  if (!host_staging_.empty()) {
+    host = host_staging_.data() + offset;
+    model_.compute().download(host, model_.grads() + offset, count * sizeof(float));
+  }
+  const TensorView v = float_view(host, count);
+  pending_.push_back(allreduce_async(name, v, v, ReduceOp::kSum));
+}
+
+void GradientExchange::wait_all() {
+  for (const Handle& h : pending_) must(h.wait(), "gradient allreduce");
+  pending_.clear();
+  if (!host_staging_.empty()) {
+    model_.compute().upload(model_.grads(), host_staging_.data(),
+                            host_staging_.size() * sizeof(float));
+  }
+}
+
+void verify_weights_in_sync(Mlp& model, int64_t step) {
+  std::vector<float> host(model.parameter_count());
+  model.compute().download(host.data(), model.params(), host.size() * sizeof(float));
+  int64_t lo = fnv1a(host.data(), host.size() * sizeof(float));
+  int64_t hi = lo;
+  const auto view = [](int64_t& x) { return TensorView{&x, DataType::kInt64, {}, Device{}}; };
+  const Handle min = allreduce_async("verify.min", view(lo), view(lo), ReduceOp::kMin);
+  const Handle max = allreduce_async("verify.max", view(hi), view(hi), ReduceOp::kMax);
+  must(min.wait(), "weight check");
+  must(max.wait(), "weight check");
+  if (lo != hi) {
+    throw DivergedError(str_cat("hvd-train: rank ", rank(),
+                                ": weights differ between ranks after step ", step + 1,
+                                " (--verify-sync); data-parallel training is broken"));
+  }
+}
+
+}  // namespace hvd::train
