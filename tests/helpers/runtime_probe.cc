@@ -209,6 +209,7 @@ int main(int argc, char** argv) {
   many_small_fused(rank, size);
   many_small_fused(rank, size);  // the second step runs from the response cache
   grouped(rank, size);
+  grouped(rank, size);  // the same group again: its ids repeat, so it runs from the cache
   grouped_across_devices();
   other_collectives(rank, size);
   must(hvd::shutdown(), "shutdown");

@@ -15,7 +15,6 @@ namespace {
 std::mutex g_mutex;  // guards g_instance's creation and destruction
 std::unique_ptr<core::Instance> g_instance;
 std::atomic<core::Runtime*> g_runtime{nullptr};
-std::atomic<uint64_t> g_group{0};  // grouped allreduce ids, the same sequence on every rank
 std::atomic<uint64_t> g_barrier{0};
 
 Handle failed(ErrorCode code, const std::string& message) {
@@ -32,6 +31,20 @@ control::Request request(const std::string& name, control::OpType type, const Te
   r.device = t.device;
   r.shape = t.shape;
   return r;
+}
+
+// A grouped allreduce's id: a hash of its names, so that every rank computes the same id without
+// negotiation AND the same group gets the same id at every step, which lets its responses come
+// from the response cache (whose entries include the group). Names are unique while in flight,
+// so two groups in flight share an id only by a hash collision, and then they are merely fused
+// together.
+int32_t group_id(const std::vector<std::string>& names) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (const std::string& name : names) {
+    for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull;  // a separator, so ("ab","c") differs from ("a","bc")
+  }
+  return static_cast<int32_t>(h % (1u << 30));
 }
 
 BufferView view(const TensorView& t) { return BufferView{t.data, t.count(), t.dtype, t.device}; }
@@ -131,8 +144,7 @@ std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& name
   }
   core::Runtime* rt = g_runtime.load();
   if (rt == nullptr) return {failed(ErrorCode::kUsage, "hvd::init() has not been called")};
-  // Every rank numbers its groups in the same order, so the ids agree without negotiation.
-  const int32_t group = static_cast<int32_t>(g_group++ % (1u << 30));
+  const int32_t group = group_id(names);
   std::vector<control::Request> requests;
   std::vector<BufferView> inputs, outputs;
   for (size_t i = 0; i < names.size(); ++i) {
