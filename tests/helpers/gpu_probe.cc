@@ -22,13 +22,13 @@
 #include <string>
 #include <vector>
 
-#include "gpu_probe_data.h"
 #include "hvd/hvd.h"
+#include "probe_data.h"
 
 namespace {
 
-using gpu_probe::DataType;
-using gpu_probe::ReduceOp;
+using probe_data::DataType;
+using probe_data::ReduceOp;
 
 constexpr int kSkip = 77;
 int g_failures = 0;
@@ -96,15 +96,15 @@ void allreduce_case(DataType t, ReduceOp op, size_t count, double pre, double po
                            std::string(hvd::op_name(op)) + "." + std::to_string(count) +
                            (pre != 1.0 ? ".scaled" : "");
   const int64_t n = static_cast<int64_t>(count);
-  DeviceBuffer in(gpu_probe::inputs(t, hvd::rank(), count, op));
+  DeviceBuffer in(probe_data::inputs(t, hvd::rank(), count, op));
   DeviceBuffer out(count * hvd::dtype_size(t));
   DeviceBuffer& result = in_place ? in : out;
   must(hvd::allreduce_async(name, cuda_view(in.data(), t, {n}), cuda_view(result.data(), t, {n}),
                             op, pre, post)
            .wait(),
        name);
-  expect(gpu_probe::matches(name, t, result.download(),
-                            gpu_probe::reference(t, hvd::size(), op, pre, post)));
+  expect(probe_data::matches(name, t, result.download(),
+                             probe_data::reference(t, hvd::size(), op, pre, post)));
 }
 
 void allreduce_all() {
@@ -116,8 +116,8 @@ void allreduce_all() {
       }
     }
     // Scaling around the reduction (integers truncate after each factor, as on the host).
-    const double pre = gpu_probe::is_integer(t) ? 2.0 : 0.5;
-    const double post = gpu_probe::is_integer(t) ? 0.5 : 3.0;
+    const double pre = probe_data::is_integer(t) ? 2.0 : 0.5;
+    const double post = probe_data::is_integer(t) ? 0.5 : 3.0;
     allreduce_case(t, ReduceOp::kSum, 1009, pre, post, true);
     allreduce_case(t, ReduceOp::kAverage, 1009, pre, post, false);
   }
@@ -137,7 +137,7 @@ void fused_case(DataType t, int tensors, bool grouped) {
   std::vector<char> host(at);
   for (int i = 0; i < tensors; ++i) {
     const auto v =
-        gpu_probe::inputs(t, hvd::rank(), counts[static_cast<size_t>(i)], ReduceOp::kSum);
+        probe_data::inputs(t, hvd::rank(), counts[static_cast<size_t>(i)], ReduceOp::kSum);
     std::copy(v.begin(), v.end(),
               host.begin() + static_cast<std::ptrdiff_t>(offsets[static_cast<size_t>(i)]));
   }
@@ -162,15 +162,15 @@ void fused_case(DataType t, int tensors, bool grouped) {
     }
   }
   for (const hvd::Handle& h : handles) must(h.wait(), prefix);
-  const auto want = gpu_probe::reference(t, hvd::size(), ReduceOp::kSum, 1.0, 1.0);
+  const auto want = probe_data::reference(t, hvd::size(), ReduceOp::kSum, 1.0, 1.0);
   const std::vector<char> after = buf.download();
   for (int i = 0; i < tensors; ++i) {
     const size_t first = offsets[static_cast<size_t>(i)];
     const size_t bytes = counts[static_cast<size_t>(i)] * elem;
-    expect(gpu_probe::matches(names[static_cast<size_t>(i)], t,
-                              {after.begin() + static_cast<std::ptrdiff_t>(first),
-                               after.begin() + static_cast<std::ptrdiff_t>(first + bytes)},
-                              want));
+    expect(probe_data::matches(names[static_cast<size_t>(i)], t,
+                               {after.begin() + static_cast<std::ptrdiff_t>(first),
+                                after.begin() + static_cast<std::ptrdiff_t>(first + bytes)},
+                               want));
     // The gap after each tensor must be untouched by the copies out of the fusion buffer.
     const size_t gap_end = i + 1 < tensors ? offsets[static_cast<size_t>(i) + 1] : after.size();
     expect(std::all_of(after.begin() + static_cast<std::ptrdiff_t>(first + bytes),
@@ -183,7 +183,7 @@ void fused_case(DataType t, int tensors, bool grouped) {
 void broadcast_case(DataType t, size_t count) {
   const int root = hvd::size() - 1;
   const std::string name = "broadcast." + std::string(hvd::dtype_name(t));
-  DeviceBuffer in(gpu_probe::inputs(t, hvd::rank(), count, ReduceOp::kMax));
+  DeviceBuffer in(probe_data::inputs(t, hvd::rank(), count, ReduceOp::kMax));
   DeviceBuffer out(count * hvd::dtype_size(t));
   const int64_t n = static_cast<int64_t>(count);
   must(hvd::broadcast_async(name, cuda_view(in.data(), t, {n}), cuda_view(out.data(), t, {n}), root)
@@ -193,10 +193,10 @@ void broadcast_case(DataType t, size_t count) {
                             cuda_view(in.data(), t, {n}), root)
            .wait(),
        name);
-  std::vector<double> want(gpu_probe::kPeriod);
-  for (size_t k = 0; k < want.size(); ++k) want[k] = gpu_probe::input(root, k, ReduceOp::kMax);
-  expect(gpu_probe::matches(name, t, out.download(), want));
-  expect(gpu_probe::matches(name + ".inplace", t, in.download(), want));
+  std::vector<double> want(probe_data::kPeriod);
+  for (size_t k = 0; k < want.size(); ++k) want[k] = probe_data::input(root, k, ReduceOp::kMax);
+  expect(probe_data::matches(name, t, out.download(), want));
+  expect(probe_data::matches(name + ".inplace", t, in.download(), want));
 }
 
 // Rank r gives rank_rows(r) rows of 3; the gathered tensor comes back in host memory.
@@ -205,7 +205,8 @@ void allgather_case(DataType t, bool even) {
   const std::string name =
       std::string("allgather.") + (even ? "even." : "uneven.") + std::string(hvd::dtype_name(t));
   const int rows = rows_of(hvd::rank());
-  DeviceBuffer in(gpu_probe::inputs(t, hvd::rank(), static_cast<size_t>(rows) * 3, ReduceOp::kMax));
+  DeviceBuffer in(
+      probe_data::inputs(t, hvd::rank(), static_cast<size_t>(rows) * 3, ReduceOp::kMax));
   hvd::Handle h = hvd::allgather_async(name, cuda_view(in.data(), t, {rows, 3}));
   must(h.wait(), name);
   int total = 0;
@@ -213,11 +214,11 @@ void allgather_case(DataType t, bool even) {
   for (int r = 0; r < hvd::size(); ++r) {
     total += rows_of(r);
     for (size_t i = 0; i < static_cast<size_t>(rows_of(r)) * 3; ++i) {
-      want.push_back(gpu_probe::input(r, i, ReduceOp::kMax));
+      want.push_back(probe_data::input(r, i, ReduceOp::kMax));
     }
   }
   expect(h.output_shape() == std::vector<int64_t>{total, 3});
-  expect(gpu_probe::matches(name, t, h.output(), want));
+  expect(probe_data::matches(name, t, h.output(), want));
 }
 
 // Horovod's split: the first rows % size ranks get one row more.
@@ -230,7 +231,7 @@ void reducescatter_case(DataType t, ReduceOp op) {
   const int64_t rows = 2 * size + 1, cols = 5;
   const std::string name =
       "reducescatter." + std::string(hvd::dtype_name(t)) + "." + std::string(hvd::op_name(op));
-  DeviceBuffer in(gpu_probe::inputs(t, rank, static_cast<size_t>(rows * cols), op));
+  DeviceBuffer in(probe_data::inputs(t, rank, static_cast<size_t>(rows * cols), op));
   const int64_t mine = block_rows(rows, rank, size);
   DeviceBuffer out(static_cast<size_t>(mine * cols) * hvd::dtype_size(t));
   must(hvd::reducescatter_async(name, cuda_view(in.data(), t, {rows, cols}),
@@ -239,11 +240,11 @@ void reducescatter_case(DataType t, ReduceOp op) {
        name);
   int64_t first = 0;
   for (int r = 0; r < rank; ++r) first += block_rows(rows, r, size);
-  const auto all = gpu_probe::reference(t, size, op, 1.0, 1.0);
+  const auto all = probe_data::reference(t, size, op, 1.0, 1.0);
   std::vector<double> want;
   for (int64_t i = 0; i < mine * cols; ++i)
     want.push_back(all[static_cast<size_t>(first * cols + i)]);
-  expect(gpu_probe::matches(name, t, out.download(), want));
+  expect(probe_data::matches(name, t, out.download(), want));
 }
 
 // Every rank sends block r of its rows to rank r (the executor's receive counts assume rows
@@ -252,7 +253,7 @@ void alltoall_case(DataType t) {
   const int size = hvd::size(), rank = hvd::rank();
   const int64_t rows = 2 * size, cols = 3;
   const std::string name = "alltoall." + std::string(hvd::dtype_name(t));
-  DeviceBuffer in(gpu_probe::inputs(t, rank, static_cast<size_t>(rows * cols), ReduceOp::kMax));
+  DeviceBuffer in(probe_data::inputs(t, rank, static_cast<size_t>(rows * cols), ReduceOp::kMax));
   DeviceBuffer out(static_cast<size_t>(rows * cols) * hvd::dtype_size(t));
   must(hvd::alltoall_async(name, cuda_view(in.data(), t, {rows, cols}),
                            cuda_view(out.data(), t, {rows, cols}))
@@ -265,10 +266,10 @@ void alltoall_case(DataType t) {
   const int64_t mine = block_rows(rows, rank, size);
   for (int q = 0; q < size; ++q) {
     for (int64_t i = mine_first * cols; i < (mine_first + mine) * cols; ++i) {
-      want.push_back(gpu_probe::input(q, static_cast<size_t>(i), ReduceOp::kMax));
+      want.push_back(probe_data::input(q, static_cast<size_t>(i), ReduceOp::kMax));
     }
   }
-  expect(gpu_probe::matches(name, t, out.download(), want));
+  expect(probe_data::matches(name, t, out.download(), want));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {

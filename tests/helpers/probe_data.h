@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// gpu_probe's host side: the inputs every rank can compute for every other rank, their
-// encoding in each dtype, the float64 references, and the comparison (exact for integers, a
-// dtype-sized tolerance for floating types). No CUDA here.
+// runtime_probe's and gpu_probe's host side: the inputs every rank can compute for every other
+// rank, their encoding in each dtype, the float64 references, and the comparison (exact for
+// integers, a dtype-sized tolerance for floating types). No CUDA here.
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@
 #include "common/reduce_kernels.h"
 #include "hvd/tensor.h"
 
-namespace gpu_probe {
+namespace probe_data {
 
 using hvd::DataType;
 using hvd::ReduceOp;
@@ -190,4 +190,4 @@ inline bool matches(const std::string& name, DataType t, const std::vector<char>
   return true;
 }
 
-}  // namespace gpu_probe
+}  // namespace probe_data
