@@ -14,7 +14,7 @@ packages=(
   doctest-dev                                       # unit tests
   hyperfine                                         # benchmark helper (scripts/bench-launch.sh)
   python3-torch python3-numpy python3-mpi4py        # framework tests, hvd-train's PyTorch baseline
-  gnuplot-nox                                       # hvdrun report draws with it
+  gnuplot-nox fonts-liberation                      # hvdrun report draws with it (and its fonts)
   libgloo-dev                                       # hvd-bench's Gloo peer (optional)
   libopenblas-dev zlib1g-dev                        # hvd-train: host BLAS, gzip IDX files
   dataset-fashion-mnist                             # hvd-train's real data (tests/trainer)
