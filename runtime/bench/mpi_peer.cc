@@ -5,45 +5,13 @@
 
 #include <climits>
 
+#include "backends/mpi/mpi_error.h"
+#include "backends/mpi/mpi_types.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
 namespace hvd::bench {
 namespace {
-
-void mpi_check(int rc, const char* what) {
-  if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  throw BackendError(str_cat("hvd-bench: MPI peer: ", what, " failed: ", std::string(text, len)));
-}
-
-MPI_Datatype mpi_type(DataType dtype) {
-  switch (dtype) {
-    case DataType::kFloat64:
-      return MPI_DOUBLE;
-    case DataType::kInt32:
-      return MPI_INT32_T;
-    case DataType::kInt64:
-      return MPI_INT64_T;
-    default:
-      return MPI_FLOAT;
-  }
-}
-
-MPI_Op mpi_op(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::kMin:
-      return MPI_MIN;
-    case ReduceOp::kMax:
-      return MPI_MAX;
-    case ReduceOp::kProduct:
-      return MPI_PROD;
-    default:
-      return MPI_SUM;
-  }
-}
 
 int int_count(size_t count) {
   if (count > static_cast<size_t>(INT_MAX)) {
@@ -64,27 +32,25 @@ bool mpi_running() {
 
 RunOnce MpiPeer::prepare(Op op, const std::string& /*algorithm*/, Buffers& bufs, ReduceOp redop,
                          int root) {
-  const MPI_Datatype type = mpi_type(bufs.dtype);
+  const MPI_Datatype type = backends::mpi::builtin_type(bufs.dtype);
   void* out = bufs.out.data();
   switch (op) {
     case Op::kAllreduce: {
       const int n = int_count(bufs.out.size() / dtype_size(bufs.dtype));
-      const MPI_Op mop = mpi_op(redop);
+      const MPI_Op mop = backends::mpi::builtin_op(redop);
       return [out, n, type, mop] {
-        mpi_check(MPI_Allreduce(MPI_IN_PLACE, out, n, type, mop, MPI_COMM_WORLD), "MPI_Allreduce");
+        HVD_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, out, n, type, mop, MPI_COMM_WORLD));
       };
     }
     case Op::kBroadcast: {
       const int n = int_count(bufs.count);
-      return [out, n, type, root] {
-        mpi_check(MPI_Bcast(out, n, type, root, MPI_COMM_WORLD), "MPI_Bcast");
-      };
+      return [out, n, type, root] { HVD_MPI_CHECK(MPI_Bcast(out, n, type, root, MPI_COMM_WORLD)); };
     }
     case Op::kAllgather: {
       const int n = int_count(bufs.count);
       const void* in = bufs.in.data();
       return [in, out, n, type] {
-        mpi_check(MPI_Allgather(in, n, type, out, n, type, MPI_COMM_WORLD), "MPI_Allgather");
+        HVD_MPI_CHECK(MPI_Allgather(in, n, type, out, n, type, MPI_COMM_WORLD));
       };
     }
   }
@@ -92,11 +58,10 @@ RunOnce MpiPeer::prepare(Op op, const std::string& /*algorithm*/, Buffers& bufs,
 }
 
 void MpiPeer::reduce(std::vector<double>& values, ReduceOp op) {
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, values.data(), int_count(values.size()), MPI_DOUBLE,
-                          mpi_op(op), MPI_COMM_WORLD),
-            "MPI_Allreduce");
+  HVD_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values.data(), int_count(values.size()), MPI_DOUBLE,
+                              backends::mpi::builtin_op(op), MPI_COMM_WORLD));
 }
 
-void MpiPeer::barrier() { mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+void MpiPeer::barrier() { HVD_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD)); }
 
 }  // namespace hvd::bench

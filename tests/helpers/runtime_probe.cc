@@ -203,8 +203,8 @@ int main(int argc, char** argv) {
   if (stall_mode) {
     late_rank(rank, std::atoi(argv[2]), std::atof(argv[3]));
   } else {
-    allreduce_every_dtype_and_op(rank, size);
-    allreduce_64_mib(rank, size);
+    allreduce_every_dtype_and_op();
+    allreduce_64_mib();
   }
   many_small_fused(rank, size);
   many_small_fused(rank, size);  // the second step runs from the response cache

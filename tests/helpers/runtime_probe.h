@@ -12,6 +12,6 @@ void expect(bool ok, const std::string& what);
 void must(const hvd::Status& s, const std::string& what);
 
 /// Every dtype and op, counts 0, 1 and a prime, with scale factors (runtime_probe_typed.cc).
-void allreduce_every_dtype_and_op(int rank, int size);
+void allreduce_every_dtype_and_op();
 /// One float32 sum of 64 MiB.
-void allreduce_64_mib(int rank, int size);
+void allreduce_64_mib();

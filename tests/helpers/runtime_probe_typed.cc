@@ -29,7 +29,7 @@ bool check_allreduce(DataType dt, ReduceOp op, size_t count, double pre, double 
 
 }  // namespace
 
-void allreduce_every_dtype_and_op(int /*rank*/, int /*size*/) {
+void allreduce_every_dtype_and_op() {
   const DataType dtypes[] = {DataType::kUInt8,   DataType::kInt32,    DataType::kInt64,
                              DataType::kFloat16, DataType::kBFloat16, DataType::kFloat32,
                              DataType::kFloat64};
@@ -48,7 +48,7 @@ void allreduce_every_dtype_and_op(int /*rank*/, int /*size*/) {
   }
 }
 
-void allreduce_64_mib(int /*rank*/, int /*size*/) {
+void allreduce_64_mib() {
   const size_t n = (size_t{64} << 20) / sizeof(float);
   expect(check_allreduce(DataType::kFloat32, ReduceOp::kSum, n, 1.0, 1.0), "64 MiB float32 sum");
 }

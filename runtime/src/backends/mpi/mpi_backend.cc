@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backends/mpi/mpi_error.h"
+#include "backends/mpi/mpi_types.h"
 #include "bootstrap/mpi_thread_level.h"
 #include "common/reduce_kernels.h"
 #include "hvd/env_keys.h"
@@ -94,7 +95,8 @@ MpiBackend::MpiBackend(const bootstrap::WorldInfo& world, const bootstrap::Probe
   try {
     // The background loop calls MPI, not the thread that initialised it.
     if (provided < MPI_THREAD_SERIALIZED) {
-      throw BackendError(str_cat("MPI: the library offers only ", bootstrap::thread_level_name(provided),
+      throw BackendError(str_cat("MPI: the library offers only ",
+                                 bootstrap::thread_level_name(provided),
                                  "; the MPI backend needs MPI_THREAD_SERIALIZED or better"));
     }
     make_handles(world);
@@ -171,43 +173,20 @@ bool MpiBackend::supports(Device device, DataType /*dtype*/, ReduceOp op) const 
 }
 
 MPI_Datatype MpiBackend::type_of(DataType dtype) const {
-  switch (dtype) {
-    case DataType::kUInt8:
-      return MPI_UINT8_T;
-    case DataType::kInt32:
-      return MPI_INT32_T;
-    case DataType::kInt64:
-      return MPI_INT64_T;
-    case DataType::kFloat16:
-      return float16_;
-    case DataType::kBFloat16:
-      return bfloat16_;
-    case DataType::kFloat32:
-      return MPI_FLOAT;
-    case DataType::kFloat64:
-      return MPI_DOUBLE;
-  }
-  HVD_CHECK(false, "unknown DataType ", static_cast<int>(dtype));
-  return MPI_DATATYPE_NULL;
+  if (dtype == DataType::kFloat16) return float16_;
+  if (dtype == DataType::kBFloat16) return bfloat16_;
+  const MPI_Datatype type = builtin_type(dtype);
+  HVD_CHECK(type != MPI_DATATYPE_NULL, "unknown DataType ", static_cast<int>(dtype));
+  return type;
 }
 
 MPI_Op MpiBackend::op_of(DataType dtype, ReduceOp op) const {
   if (dtype == DataType::kFloat16) return float16_ops_[half_op_index(op)];
   if (dtype == DataType::kBFloat16) return bfloat16_ops_[half_op_index(op)];
-  switch (op) {
-    case ReduceOp::kSum:
-      return MPI_SUM;
-    case ReduceOp::kMin:
-      return MPI_MIN;
-    case ReduceOp::kMax:
-      return MPI_MAX;
-    case ReduceOp::kProduct:
-      return MPI_PROD;
-    case ReduceOp::kAverage:
-      break;
-  }
-  HVD_CHECK(false, "the MPI backend got ReduceOp ", op_name(op), "; the executor must not pass it");
-  return MPI_OP_NULL;
+  const MPI_Op mpi_op = builtin_op(op);
+  HVD_CHECK(mpi_op != MPI_OP_NULL, "the MPI backend got ReduceOp ", op_name(op),
+            "; the executor must not pass it");
+  return mpi_op;
 }
 
 void MpiBackend::check_counts(const std::vector<size_t>& counts, const char* what) const {
