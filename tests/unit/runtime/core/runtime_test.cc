@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <functional>
@@ -116,7 +117,10 @@ TEST_CASE("runtime: average, broadcast, allgather with uneven first dimensions")
 }
 
 TEST_CASE("runtime: a disagreement fails that tensor on every rank and the rest still runs") {
-  spawn(2, [](int rank, core::Runtime& rt) {
+  // Rank 1 submits "z" only after rank 0 has seen its second "z" refused: otherwise the first
+  // "z" could complete before the second is enqueued, which is then no duplicate at all.
+  std::atomic<bool> refusal_checked{false};
+  spawn(2, [&refusal_checked](int rank, core::Runtime& rt) {
     std::vector<float> x(3, 1.0f), y(rank == 0 ? 3 : 4, 1.0f);
     BufferView xb{x.data(), x.size(), DataType::kFloat32, {}};
     BufferView yb{y.data(), y.size(), DataType::kFloat32, {}};
@@ -132,11 +136,16 @@ TEST_CASE("runtime: a disagreement fails that tensor on every rank and the rest 
     // The same name twice in flight on one rank is refused at once.
     std::vector<float> z(1);
     BufferView zb{z.data(), 1, DataType::kFloat32, {}};
+    if (rank == 1) {
+      while (!refusal_checked.load()) std::this_thread::yield();
+    }
     auto first = rt.enqueue(req("z", control::OpType::kAllreduce, DataType::kFloat32, {1}), zb, zb);
     if (rank == 0) {
       auto again =
           rt.enqueue(req("z", control::OpType::kAllreduce, DataType::kFloat32, {1}), zb, zb);
-      CHECK(again->wait().message().find("already in flight") != std::string::npos);
+      const std::string message = again->wait().message();
+      CHECK_MESSAGE(message.find("already in flight") != std::string::npos, message);
+      refusal_checked.store(true);
     }
     CHECK(first->wait().ok());
   });
