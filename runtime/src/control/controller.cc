@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "control/controller.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <iostream>
 #include <utility>
 
@@ -54,27 +56,35 @@ Controller::Vote Controller::sort_requests(std::vector<Request> requests) const 
 }
 
 // Reads the vote: runs the hits that are ready everywhere, erases what some rank found invalid
-// (its hits here must then be negotiated again), keeps the rest waiting.
+// (its hits here must then be negotiated again), keeps the rest waiting. Runs every cycle, so it
+// looks at this rank's hits, not at every bit of the cache.
 std::vector<Response> Controller::take_cache_ready(const std::vector<uint8_t>& votes, Vote& vote) {
   const size_t capacity = cache_.capacity();
-  for (size_t bit = 0; bit < capacity; ++bit) {
-    if (votes[capacity + bit] == 0) cache_.erase(bit);  // the same bits on every rank
+  // The same bits on every rank, and usually none: found by scanning for zero bytes.
+  const auto invalid_begin = votes.begin() + static_cast<std::ptrdiff_t>(capacity);
+  const auto invalid_end = invalid_begin + static_cast<std::ptrdiff_t>(capacity);
+  for (auto it = std::find(invalid_begin, invalid_end, 0); it != invalid_end;
+       it = std::find(it + 1, invalid_end, 0)) {
+    cache_.erase(static_cast<size_t>(it - invalid_begin));
   }
-  std::vector<bool> hit(capacity, false);
-  for (const Request& r : vote.hits) {
-    if (cache_.lookup(r) == ResponseCache::State::kHit) hit[cache_.bit_of(r.name)] = true;
-  }
-  std::vector<Response> ready;
-  for (size_t bit = 0; bit < capacity; ++bit) {
-    if (votes[bit] != 0 && hit[bit]) ready.push_back(cache_.use(bit));
-  }
+  std::vector<size_t> ready_bits;
   for (Request& r : vote.hits) {
     if (cache_.lookup(r) != ResponseCache::State::kHit) {
       vote.uncached.push_back(std::move(r));  // its entry was erased this cycle
-    } else if (votes[cache_.bit_of(r.name)] == 0) {
+      continue;
+    }
+    const size_t bit = cache_.bit_of(r.name);
+    if (votes[bit] != 0) {
+      ready_bits.push_back(bit);
+    } else {
       waiting_.push_back(std::move(r));
     }
   }
+  // Bit order: the same on every rank, whatever order each rank enqueued in.
+  std::sort(ready_bits.begin(), ready_bits.end());
+  std::vector<Response> ready;
+  ready.reserve(ready_bits.size());
+  for (size_t bit : ready_bits) ready.push_back(cache_.use(bit));
   return ready;
 }
 
@@ -115,8 +125,10 @@ CycleResult Controller::run_cycle(std::vector<Request> fresh, bool want_shutdown
 
   // [hit bits | NOT invalid bits | NOT has-uncached | NOT wants-shutdown], AND-ed over ranks.
   const size_t capacity = cache_.capacity();
-  std::vector<uint8_t> votes(2 * capacity + 2, 0);
-  for (size_t bit = capacity; bit < 2 * capacity; ++bit) votes[bit] = 1;
+  std::vector<uint8_t>& votes = votes_;
+  votes.assign(2 * capacity + 2, 0);
+  std::fill(votes.begin() + static_cast<std::ptrdiff_t>(capacity),
+            votes.begin() + static_cast<std::ptrdiff_t>(2 * capacity), uint8_t{1});
   for (const Request& r : vote.hits) votes[cache_.bit_of(r.name)] = 1;
   for (size_t bit : vote.invalid_bits) votes[capacity + bit] = 0;
   votes[2 * capacity] = vote.uncached.empty() ? 1 : 0;

@@ -27,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "control/channel.h"
@@ -85,9 +86,10 @@ class Controller {
   ResponseCache cache_;
   MessageTable table_;  // used on the coordinator only
   SteadyClock steady_clock_;
-  StallInspector stall_;                 // used on the coordinator only
-  std::vector<Request> waiting_;         // cache hits not yet ready on every rank
-  std::map<std::string, Request> mine_;  // everything this rank has in flight, by name
+  StallInspector stall_;                           // used on the coordinator only
+  std::vector<Request> waiting_;                   // cache hits not yet ready on every rank
+  std::unordered_map<std::string, Request> mine_;  // everything this rank has in flight, by name
+  std::vector<uint8_t> votes_;  // run_cycle()'s vote, kept to reuse its memory every cycle
 };
 
 }  // namespace hvd::control

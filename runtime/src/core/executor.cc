@@ -40,13 +40,13 @@ ReduceOp backend_op(ReduceOp op) { return op == ReduceOp::kAverage ? ReduceOp::k
 
 template <typename Step>
 void Executor::phase(const std::vector<TensorEntry>& entries, std::string_view name, Step step) {
-  if (timeline_ != nullptr) {
-    for (const TensorEntry& e : entries) timeline_->begin(e.request.name, name);
-  }
+  if (timeline_ == nullptr) return step();
+  std::vector<std::string_view> tensors;
+  tensors.reserve(entries.size());
+  for (const TensorEntry& e : entries) tensors.push_back(e.request.name);
+  timeline_->begin(tensors, name);
   step();
-  if (timeline_ != nullptr) {
-    for (const TensorEntry& e : entries) timeline_->end(e.request.name, name);
-  }
+  timeline_->end(tensors, name);
 }
 
 const std::string& Executor::op_phase(const backends::Backend& backend, control::OpType type) {
@@ -195,15 +195,15 @@ void Executor::run_on(Lane& lane, const control::Response& r, std::vector<Tensor
     }
   } catch (...) {
     const Status failed = Status::from_exception(std::current_exception());
-    for (TensorEntry& e : entries) e.handle->complete(failed);
+    complete_entries(entries, failed);
     throw;
   }
-  for (TensorEntry& e : entries) e.handle->complete(Status());
+  complete_entries(entries, Status());
 }
 
 void Executor::run(const control::Response& r, std::vector<TensorEntry> entries) {
   if (r.kind == control::Response::Kind::kError) {
-    for (TensorEntry& e : entries) e.handle->complete(Status::error(ErrorCode::kUsage, r.error));
+    complete_entries(entries, Status::error(ErrorCode::kUsage, r.error));
     return;
   }
   Lane* lane = nullptr;
@@ -213,7 +213,7 @@ void Executor::run(const control::Response& r, std::vector<TensorEntry> entries)
   } catch (...) {
     // Not fatal: this response cannot run in this build or on this device, the others can.
     const Status failed = Status::from_exception(std::current_exception());
-    for (TensorEntry& e : entries) e.handle->complete(failed);
+    complete_entries(entries, failed);
     return;
   }
   run_on(*lane, r, entries);

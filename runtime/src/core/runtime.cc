@@ -62,7 +62,7 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
   }
   const Status added = queue_.add_group(std::move(entries));
   if (!added.ok()) {
-    for (auto& h : handles) h->complete(added);
+    HandleState::complete_all(handles, added);
   }
   return handles;
 }
@@ -79,7 +79,8 @@ void Runtime::run_cycle() {
       controller_.run_cycle(queue_.pop_fresh(), shutdown_requested_.load());
   for (const control::Response& r : result.responses) {
     if (timeline_) {
-      for (const std::string& name : r.names) timeline_->end(name, timeline_phase::kNegotiate);
+      timeline_->end(std::vector<std::string_view>(r.names.begin(), r.names.end()),
+                     timeline_phase::kNegotiate);
     }
     executor_.run(r, queue_.take(r.names));
   }

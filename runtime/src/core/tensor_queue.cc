@@ -1,23 +1,42 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/tensor_queue.h"
 
-#include <set>
+#include <algorithm>
+#include <string_view>
 
+#include "common/spin_wait.h"
 #include "hvd/error.h"
 
 namespace hvd::core {
 
+void HandleState::mark_done(Status status) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  HVD_CHECK(!done_, "a handle completed twice");
+  status_ = std::move(status);
+  done_ = true;
+  done_flag_.store(true, std::memory_order_release);
+}
+
 void HandleState::complete(Status status) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    HVD_CHECK(!done_, "a handle completed twice");
-    status_ = std::move(status);
-    done_ = true;
-  }
-  cv_.notify_all();
+  mark_done(std::move(status));
+  wake_waiters();
+}
+
+void HandleState::complete_all(const std::vector<std::shared_ptr<HandleState>>& handles,
+                               const Status& status) {
+  for (const auto& h : handles) h->mark_done(status);
+  for (const auto& h : handles) h->wake_waiters();
+}
+
+void complete_entries(const std::vector<TensorEntry>& entries, const Status& status) {
+  std::vector<std::shared_ptr<HandleState>> handles;
+  handles.reserve(entries.size());
+  for (const TensorEntry& e : entries) handles.push_back(e.handle);
+  HandleState::complete_all(handles, status);
 }
 
 Status HandleState::wait() {
+  spin_briefly([this] { return done_flag_.load(std::memory_order_acquire); });
   std::unique_lock<std::mutex> lock(mutex_);
   cv_.wait(lock, [this] { return done_; });
   return status_;
@@ -47,34 +66,45 @@ Status TensorQueue::add_group(std::vector<TensorEntry> entries) {
 
 Status TensorQueue::add_locked(std::vector<TensorEntry>& entries) {
   if (!closed_.ok()) return closed_;
-  std::set<std::string> names;
+  auto in_flight = [](const std::string& name) {
+    return Status::error(ErrorCode::kUsage, str_cat("tensor '", name,
+                                                    "' is already in flight on this rank; "
+                                                    "wait for it before submitting the same name "
+                                                    "again"));
+  };
   for (const TensorEntry& e : entries) {
-    const std::string& name = e.request.name;
-    if (entries_.count(name) > 0 || !names.insert(name).second) {
-      return Status::error(ErrorCode::kUsage,
-                           str_cat("tensor '", name,
-                                   "' is already in flight on this rank; "
-                                   "wait for it before submitting the same name again"));
-    }
+    if (entries_.count(e.request.name) > 0) return in_flight(e.request.name);
+  }
+  if (entries.size() > 1) {  // a name twice within one group
+    std::vector<std::string_view> names;
+    names.reserve(entries.size());
+    for (const TensorEntry& e : entries) names.push_back(e.request.name);
+    std::sort(names.begin(), names.end());
+    const auto twice = std::adjacent_find(names.begin(), names.end());
+    if (twice != names.end()) return in_flight(std::string(*twice));
   }
   for (TensorEntry& e : entries) {
     fresh_.push_back(e.request);
-    const std::string name = e.request.name;
-    entries_.emplace(name, std::move(e));
+    fresh_flag_.store(true, std::memory_order_release);
+    std::string name = e.request.name;
+    entries_.emplace(std::move(name), std::move(e));
   }
   return Status();
 }
 
 void TensorQueue::wait_for_fresh(std::chrono::steady_clock::time_point deadline) {
+  spin_briefly([this] { return fresh_flag_.load(std::memory_order_acquire); }, deadline);
   std::unique_lock<std::mutex> lock(mutex_);
   fresh_cv_.wait_until(lock, deadline, [this] { return !fresh_.empty() || woken_; });
   woken_ = false;
+  fresh_flag_.store(!fresh_.empty(), std::memory_order_release);
 }
 
 void TensorQueue::wake() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     woken_ = true;
+    fresh_flag_.store(true, std::memory_order_release);
   }
   fresh_cv_.notify_one();
 }
@@ -83,6 +113,7 @@ std::vector<control::Request> TensorQueue::pop_fresh() {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<control::Request> out;
   out.swap(fresh_);
+  fresh_flag_.store(woken_, std::memory_order_release);
   return out;
 }
 
@@ -99,14 +130,17 @@ std::vector<TensorEntry> TensorQueue::take(const std::vector<std::string>& names
 }
 
 void TensorQueue::fail_all(const Status& status) {
-  std::map<std::string, TensorEntry> failed;
+  std::unordered_map<std::string, TensorEntry> failed;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     closed_ = status;
     failed.swap(entries_);
     fresh_.clear();
+    fresh_flag_.store(woken_, std::memory_order_release);
   }
-  for (auto& [name, entry] : failed) entry.handle->complete(status);
+  std::vector<std::shared_ptr<HandleState>> handles;
+  for (auto& [name, entry] : failed) handles.push_back(entry.handle);
+  HandleState::complete_all(handles, status);
 }
 
 size_t TensorQueue::size() const {

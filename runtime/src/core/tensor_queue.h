@@ -3,13 +3,14 @@
 // TensorQueue: where the API threads leave work for the background loop. Each entry is a
 // tensor with its request and the handle its caller waits on. Thread-safe.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/buffer.h"
@@ -22,6 +23,11 @@ namespace hvd::core {
 class HandleState {
  public:
   void complete(Status status);
+  /// Completes all of `handles` with `status`, marking every one done before waking any
+  /// waiter: a caller that waits on them in turn then wakes once, not once per handle (a
+  /// fused response completes hundreds at a time, and each wake is a context switch).
+  static void complete_all(const std::vector<std::shared_ptr<HandleState>>& handles,
+                           const Status& status);
   /// Blocks until complete; returns the status.
   Status wait();
   bool done() const;
@@ -31,9 +37,14 @@ class HandleState {
   std::vector<int64_t> output_shape;
 
  private:
+  // complete() in two steps, so that complete_all() can mark every handle before waking any.
+  void mark_done(Status status);
+  void wake_waiters() { cv_.notify_all(); }
+
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   bool done_ = false;
+  std::atomic<bool> done_flag_{false};  // done_, readable without the mutex (spinning waiters)
   Status status_;
 };
 
@@ -43,6 +54,9 @@ struct TensorEntry {
   BufferView output;  // allreduce/broadcast/reducescatter/alltoall: the caller's; may equal input
   std::shared_ptr<HandleState> handle;
 };
+
+/// HandleState::complete_all() over the handles of `entries`.
+void complete_entries(const std::vector<TensorEntry>& entries, const Status& status);
 
 class TensorQueue {
  public:
@@ -73,9 +87,10 @@ class TensorQueue {
   Status add_locked(std::vector<TensorEntry>& entries);
 
   mutable std::mutex mutex_;
-  std::condition_variable fresh_cv_;  // signalled when fresh_ gains requests, or by wake()
-  bool woken_ = false;                // wake() was called since the last wait_for_fresh()
-  std::map<std::string, TensorEntry> entries_;
+  std::condition_variable fresh_cv_;     // signalled when fresh_ gains requests, or by wake()
+  bool woken_ = false;                   // wake() was called since the last wait_for_fresh()
+  std::atomic<bool> fresh_flag_{false};  // !fresh_.empty() || woken_, for spinning without mutex_
+  std::unordered_map<std::string, TensorEntry> entries_;
   std::vector<control::Request> fresh_;
   Status closed_;  // not ok once fail_all() ran
 };

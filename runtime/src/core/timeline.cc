@@ -138,30 +138,61 @@ void TimelineWriter::mark_cycle_start() {
   if (mark_cycles_) mark(kCycleStartMark);
 }
 
-void TimelineWriter::record(char ph, const std::string_view* tensor, std::string_view name,
-                            const TimelineTensorMeta* meta) noexcept {
-  const int64_t ts =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_.now() - epoch_).count();
-  std::lock_guard<std::mutex> lock(mu_);
-  if (stop_) return;
+void TimelineWriter::begin(const std::vector<std::string_view>& tensors, std::string_view phase) {
+  record_all('B', tensors, phase);
+}
+
+void TimelineWriter::end(const std::vector<std::string_view>& tensors, std::string_view phase) {
+  record_all('E', tensors, phase);
+}
+
+int64_t TimelineWriter::now_ns() const {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(clock_.now() - epoch_).count();
+}
+
+bool TimelineWriter::push_locked(int64_t ts, uint32_t track, uint32_t name, char ph,
+                                 const TimelineTensorMeta* meta) {
   if (queue_.size() >= capacity_) {
     ++dropped_;
-    return;
+    return false;
   }
+  Event& ev = queue_.emplace_back();
+  ev.ts_ns = ts;
+  ev.track = track;
+  ev.name = name;
+  ev.ph = ph;
+  ev.has_meta = meta != nullptr;
+  if (meta) ev.meta = *meta;
+  if (queue_.size() == capacity_ / 2) wake_writer_.notify_one();
+  return true;
+}
+
+void TimelineWriter::record(char ph, const std::string_view* tensor, std::string_view name,
+                            const TimelineTensorMeta* meta) noexcept {
+  const int64_t ts = now_ns();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stop_) return;
   try {
     const uint32_t track = tensor ? tensors_.intern(*tensor) + 1 : 0;
-    Event& ev = queue_.emplace_back();
-    ev.ts_ns = ts;
-    ev.track = track;
-    ev.name = names_.intern(name);
-    ev.ph = ph;
-    ev.has_meta = meta != nullptr;
-    if (meta) ev.meta = *meta;
+    push_locked(ts, track, names_.intern(name), ph, meta);
   } catch (...) {  // out of memory while interning: lose the event, not the training step
     ++dropped_;
-    return;
   }
-  if (queue_.size() == capacity_ / 2) wake_writer_.notify_one();
+}
+
+void TimelineWriter::record_all(char ph, const std::vector<std::string_view>& tensors,
+                                std::string_view name) noexcept {
+  const int64_t ts = now_ns();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stop_) return;
+  try {
+    const uint32_t name_id = names_.intern(name);
+    for (std::string_view tensor : tensors) {
+      push_locked(ts, tensors_.intern(tensor) + 1, name_id, ph, nullptr);
+    }
+  } catch (...) {  // as in record()
+    ++dropped_;
+  }
 }
 
 void TimelineWriter::flush() {
@@ -270,8 +301,7 @@ void TimelineWriter::write_batch(const std::vector<Event>& batch, size_t first_n
   if (dropped > dropped_reported_) {
     dropped_reported_ = dropped;
     line = str_cat(R"({"name":")", kDroppedMark, R"(","ph":"i","s":"p","ts":)");
-    append_ts(line,
-              std::chrono::duration_cast<std::chrono::nanoseconds>(clock_.now() - epoch_).count());
+    append_ts(line, now_ns());
     line += str_cat(R"(,"pid":)", rank_, R"(,"tid":0,"args":{"count":)", dropped, "}}");
     file_->append(line);
   }

@@ -36,9 +36,10 @@ void store_two_bytes(char* at, char first, char second) {
 
 }  // namespace
 
-TimelineFile::TimelineFile(const std::string& path)
-    : path_(path), page_(static_cast<size_t>(sysconf(_SC_PAGESIZE))) {
+TimelineFile::TimelineFile(const std::string& path, size_t window_pages)
+    : path_(path), page_(static_cast<size_t>(sysconf(_SC_PAGESIZE))), window_pages_(window_pages) {
   HVD_CHECK(page_ >= 64, "page size ", page_);
+  HVD_CHECK(window_pages_ >= 2, "a timeline mapping of ", window_pages_, " pages");
   // Built under a temporary name so that `path` is never seen empty or half-written.
   const std::string tmp = str_cat(path, ".tmp", getpid());
   fd_ = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -60,6 +61,7 @@ TimelineFile::TimelineFile(const std::string& path)
 }
 
 TimelineFile::~TimelineFile() {
+  unmap();
   if (fd_ >= 0) ::close(fd_);  // the file is valid as it stands; nothing to finish
 }
 
@@ -89,6 +91,7 @@ void TimelineFile::close() {
   if (fd_ < 0) return;
   commit();
   write_at("\n", close_pos_ + 1);  // trailing whitespace: valid whether or not it lands
+  unmap();
   ::close(fd_);
   fd_ = -1;
 }
@@ -107,17 +110,35 @@ void TimelineFile::move_to_next_page() {
 }
 
 void TimelineFile::cross_page_boundary() {
-  const uint64_t page_start = close_pos_ - close_pos_ % page_;
-  void* map = ::mmap(nullptr, 2 * page_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_,
-                     static_cast<off_t>(page_start));
-  if (map == MAP_FAILED) throw_io("cannot map", path_);
-  char* at = static_cast<char*>(map) + (close_pos_ - page_start);
+  char* at = mapped(close_pos_, 2);
   // Touch both pages with their current bytes first, so the store below takes no page fault.
   volatile char* touch = at;
   touch[0] = ']';
   touch[1] = ' ';
   store_two_bytes(at, ' ', ']');
-  ::munmap(map, 2 * page_);
+}
+
+// A mapping of the file is a window of many pages, remapped only when the boundary leaves it:
+// an munmap in a process with several threads interrupts all of them (a TLB shootdown), and
+// once per page of trace that cost more than the rest of the timeline together. Pages of the
+// window beyond the end of the file are mapped but never touched (that would be SIGBUS).
+char* TimelineFile::mapped(uint64_t offset, size_t bytes) {
+  if (window_ == nullptr || offset < window_start_ ||
+      offset + bytes > window_start_ + window_bytes()) {
+    unmap();
+    const uint64_t start = offset - offset % page_;
+    void* map = ::mmap(nullptr, window_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, fd_,
+                       static_cast<off_t>(start));
+    if (map == MAP_FAILED) throw_io("cannot map", path_);
+    window_ = static_cast<char*>(map);
+    window_start_ = start;
+  }
+  return window_ + (offset - window_start_);
+}
+
+void TimelineFile::unmap() {
+  if (window_ != nullptr) ::munmap(window_, window_bytes());
+  window_ = nullptr;
 }
 
 void TimelineFile::write_at(std::string_view bytes, uint64_t offset) {

@@ -20,9 +20,12 @@ namespace hvd::core {
 
 class TimelineFile {
  public:
+  static constexpr size_t kDefaultWindowPages = 256;
+
   /// Creates (or replaces) `path` holding "[]", atomically (temp file + rename).
   /// Throws ConfigError when the file cannot be created.
-  explicit TimelineFile(const std::string& path);
+  /// `window_pages`: how many pages one mapping of the file covers (at least 2; see mapped()).
+  explicit TimelineFile(const std::string& path, size_t window_pages = kDefaultWindowPages);
   ~TimelineFile();
   TimelineFile(const TimelineFile&) = delete;
   TimelineFile& operator=(const TimelineFile&) = delete;
@@ -43,6 +46,10 @@ class TimelineFile {
   size_t room() const { return page_ - static_cast<size_t>(close_pos_ % page_); }
   void move_to_next_page();
   void cross_page_boundary();
+  // `bytes` of the file at `offset`, through the shared mapping (remapped when needed).
+  char* mapped(uint64_t offset, size_t bytes);
+  void unmap();
+  size_t window_bytes() const { return window_pages_ * page_; }
   void write_at(std::string_view bytes, uint64_t offset);
 
   std::string path_;
@@ -51,6 +58,9 @@ class TimelineFile {
   uint64_t close_pos_ = 1;  // offset of the closing "]"; the file ends right after it
   bool has_elements_ = false;
   std::string chunk_;  // elements with separators, not yet written
+  size_t window_pages_;
+  char* window_ = nullptr;  // the mapped window, or null
+  uint64_t window_start_ = 0;
 };
 
 }  // namespace hvd::core

@@ -109,13 +109,19 @@ TEST_CASE("controller: any submission order on 1 to 8 ranks, identical plans eve
 TEST_CASE("controller: the second step of the same tensors runs from the cache") {
   FakeChannelHub hub(4);
   long gathers_after_first = 0;
+  std::vector<RankLog> second(4);
   spawn(4, hub, {}, [&](int rank, control::Controller& c) {
     run_names(rank, c, tensor_names(30), plain);  // first step: negotiated
     if (rank == 0) gathers_after_first = hub.gathers;
-    run_names(rank, c, tensor_names(30), plain);  // second step: same tensors
+    // Second step: same tensors, each rank in its own order again.
+    second[static_cast<size_t>(rank)] = run_names(rank, c, tensor_names(30), plain);
   });
   CHECK(gathers_after_first > 0);
   CHECK(hub.gathers == gathers_after_first);  // not one gather in the second step
+  for (const RankLog& log : second) {
+    CHECK(log.cycles == second[0].cycles);  // cache hits run in the same order everywhere
+    CHECK(log.ran.size() == 30);
+  }
 }
 
 TEST_CASE("controller: ranks that disagree fail that tensor everywhere, others still run") {

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// TensorQueue and HandleState on their own: the hand-off between API threads and the loop.
+
+#include "core/tensor_queue.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace core = hvd::core;
+using hvd::ErrorCode;
+using hvd::Status;
+
+namespace {
+
+core::TensorEntry entry(const std::string& name) {
+  core::TensorEntry e;
+  e.request.name = name;
+  e.handle = std::make_shared<core::HandleState>();
+  return e;
+}
+
+std::vector<std::shared_ptr<core::HandleState>> handles(int n) {
+  std::vector<std::shared_ptr<core::HandleState>> out;
+  for (int i = 0; i < n; ++i) out.push_back(std::make_shared<core::HandleState>());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("handle: complete_all completes every handle, waiters on any of them return") {
+  const auto hs = handles(50);
+  std::vector<Status> seen(hs.size());
+  std::thread waiter([&] {
+    for (size_t i = 0; i < hs.size(); ++i) seen[i] = hs[i]->wait();  // in turn, as a caller does
+  });
+  core::HandleState::complete_all(hs, Status::error(ErrorCode::kUsage, "all of them"));
+  waiter.join();
+  for (size_t i = 0; i < hs.size(); ++i) {
+    CHECK(hs[i]->done());
+    CHECK(seen[i].message() == "all of them");
+  }
+  CHECK_THROWS_AS(hs[0]->complete(Status()), hvd::InternalError);  // still exactly once
+}
+
+TEST_CASE("tensor queue: a name in flight or twice in one group is refused, nothing queued") {
+  core::TensorQueue q;
+  REQUIRE(q.add(entry("a")).ok());
+  const Status again = q.add(entry("a"));
+  CHECK(again.message().find("tensor 'a' is already in flight") != std::string::npos);
+  const Status twice = q.add_group({entry("b"), entry("c"), entry("b")});
+  CHECK(twice.message().find("tensor 'b' is already in flight") != std::string::npos);
+  CHECK(q.size() == 1);
+  CHECK(q.pop_fresh().size() == 1);
+  REQUIRE(q.add_group({entry("b"), entry("c")}).ok());
+  CHECK(q.size() == 3);
+}
+
+TEST_CASE("tensor queue: the idle wait returns for fresh work, for wake(), or at its deadline") {
+  core::TensorQueue q;
+  const auto far = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  REQUIRE(q.add(entry("x")).ok());
+  q.wait_for_fresh(far);  // fresh work already there: returns at once
+  CHECK(q.pop_fresh().size() == 1);
+  q.wait_for_fresh(std::chrono::steady_clock::now() + std::chrono::milliseconds(1));  // deadline
+  std::thread adder([&] { REQUIRE(q.add(entry("y")).ok()); });
+  q.wait_for_fresh(far);  // woken by the add (before or during the wait)
+  adder.join();
+  CHECK(q.pop_fresh().size() == 1);
+  std::thread waker([&] { q.wake(); });
+  q.wait_for_fresh(far);  // woken by wake()
+  waker.join();
+  CHECK(q.pop_fresh().empty());
+}
+
+TEST_CASE("tensor queue: fail_all fails what is queued and refuses later adds") {
+  core::TensorQueue q;
+  core::TensorEntry e = entry("p");
+  const auto h = e.handle;
+  REQUIRE(q.add(std::move(e)).ok());
+  q.fail_all(Status::error(ErrorCode::kUsage, "gone"));
+  CHECK(h->wait().message() == "gone");
+  CHECK(q.add(entry("q")).message() == "gone");
+  CHECK(q.size() == 0);
+}
