@@ -109,11 +109,13 @@ unfused = load("fusion_off")["scenarios"]["fusion"]["runtime_step_us"]
 line("fusion: step of 100 x 4 KiB >= 3x faster with fusion than without",
      f"{best_fused:.1f} us fused vs {unfused:.1f} us unfused", unfused / best_fused,
      unfused / best_fused >= 3)
-# Both sides from the same process, so that they saw the same machine.
-same = min(fused, key=lambda f: f["ratio_step_vs_mpi"])
+# The best of each side over both runs: Open MPI's 400 KiB allreduce is bimodal here (about 75
+# or 235 us from one process start to the next), and the best ratio of a single run would
+# credit the runtime with a slow MPI start.
+best_mpi = min(f["mpi_concatenated_us"] for f in fused)
 line("fusion: step within 1.10x of one MPI_Allreduce of the 400 KiB concatenated",
-     f"{same['runtime_step_us']:.1f} us vs {same['mpi_concatenated_us']:.1f} us",
-     same["ratio_step_vs_mpi"], same["ratio_step_vs_mpi"] <= 1.10)
+     f"{best_fused:.1f} us vs {best_mpi:.1f} us", best_fused / best_mpi,
+     best_fused / best_mpi <= 1.10)
 cache = load("cache")["scenarios"]["cache"]
 line("cache: a cycle served from the response cache <= 2x an 8-byte MPI_Allreduce",
      f"{cache['runtime_us']:.2f} us vs {cache['mpi_us']:.2f} us", cache["ratio"],
