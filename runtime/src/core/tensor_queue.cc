@@ -29,10 +29,8 @@ void HandleState::complete_all(const std::vector<std::shared_ptr<HandleState>>& 
 }
 
 void complete_entries(const std::vector<TensorEntry>& entries, const Status& status) {
-  std::vector<std::shared_ptr<HandleState>> handles;
-  handles.reserve(entries.size());
-  for (const TensorEntry& e : entries) handles.push_back(e.handle);
-  HandleState::complete_all(handles, status);
+  for (const TensorEntry& e : entries) e.handle->mark_done(status);
+  for (const TensorEntry& e : entries) e.handle->wake_waiters();
 }
 
 Status HandleState::wait() {
@@ -85,10 +83,10 @@ Status TensorQueue::add_locked(std::vector<TensorEntry>& entries) {
   }
   for (TensorEntry& e : entries) {
     fresh_.push_back(e.request);
-    fresh_flag_.store(true, std::memory_order_release);
     std::string name = e.request.name;
     entries_.emplace(std::move(name), std::move(e));
   }
+  publish_fresh_locked();
   return Status();
 }
 
@@ -97,14 +95,14 @@ void TensorQueue::wait_for_fresh(std::chrono::steady_clock::time_point deadline)
   std::unique_lock<std::mutex> lock(mutex_);
   fresh_cv_.wait_until(lock, deadline, [this] { return !fresh_.empty() || woken_; });
   woken_ = false;
-  fresh_flag_.store(!fresh_.empty(), std::memory_order_release);
+  publish_fresh_locked();
 }
 
 void TensorQueue::wake() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     woken_ = true;
-    fresh_flag_.store(true, std::memory_order_release);
+    publish_fresh_locked();
   }
   fresh_cv_.notify_one();
 }
@@ -113,7 +111,7 @@ std::vector<control::Request> TensorQueue::pop_fresh() {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<control::Request> out;
   out.swap(fresh_);
-  fresh_flag_.store(woken_, std::memory_order_release);
+  publish_fresh_locked();
   return out;
 }
 
@@ -136,7 +134,7 @@ void TensorQueue::fail_all(const Status& status) {
     closed_ = status;
     failed.swap(entries_);
     fresh_.clear();
-    fresh_flag_.store(woken_, std::memory_order_release);
+    publish_fresh_locked();
   }
   std::vector<std::shared_ptr<HandleState>> handles;
   for (auto& [name, entry] : failed) handles.push_back(entry.handle);

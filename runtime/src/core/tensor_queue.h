@@ -19,6 +19,8 @@
 
 namespace hvd::core {
 
+struct TensorEntry;
+
 /// What a caller waits on. Completed exactly once by the background loop.
 class HandleState {
  public:
@@ -38,6 +40,7 @@ class HandleState {
 
  private:
   // complete() in two steps, so that complete_all() can mark every handle before waking any.
+  friend void complete_entries(const std::vector<TensorEntry>& entries, const Status& status);
   void mark_done(Status status);
   void wake_waiters() { cv_.notify_all(); }
 
@@ -55,7 +58,8 @@ struct TensorEntry {
   std::shared_ptr<HandleState> handle;
 };
 
-/// HandleState::complete_all() over the handles of `entries`.
+/// HandleState::complete_all() over the handles of `entries` (without collecting them first:
+/// it runs for every response the executor finishes).
 void complete_entries(const std::vector<TensorEntry>& entries, const Status& status);
 
 class TensorQueue {
@@ -85,6 +89,10 @@ class TensorQueue {
  private:
   // add_group() with mutex_ held: checks and queues, or returns the error.
   Status add_locked(std::vector<TensorEntry>& entries);
+  // With mutex_ held, after fresh_ or woken_ changed: recomputes fresh_flag_ from them.
+  void publish_fresh_locked() {
+    fresh_flag_.store(!fresh_.empty() || woken_, std::memory_order_release);
+  }
 
   mutable std::mutex mutex_;
   std::condition_variable fresh_cv_;     // signalled when fresh_ gains requests, or by wake()
