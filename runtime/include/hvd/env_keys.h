@@ -30,6 +30,9 @@ inline constexpr const char* kStoreAddr = "HVD_STORE_ADDR";
 inline constexpr const char* kStorePort = "HVD_STORE_PORT";
 /// Unique per run; prefixes the run's keys so that stale clients cannot collide.
 inline constexpr const char* kRunId = "HVD_RUN_ID";
+/// 256 random bits as hex, drawn by hvdrun for every run (auth/run_secret.h). Every connection
+/// to the store and between ranks proves knowledge of it. Passed only through the environment.
+inline constexpr const char* kRunSecret = "HVD_RUN_SECRET";
 
 // Binding decided by hvdrun, for programs that want to report or check it.
 inline constexpr const char* kCpuList = "HVD_CPU_LIST";
