@@ -12,6 +12,14 @@
 //   rank_probe stubborn DIR                ignores SIGTERM and waits
 //   rank_probe orphan DIR                  starts a child that sleeps, writes its pid, exits 0
 //   rank_probe exit CODE                   exits CODE at once
+//   rank_probe family DIR                  starts a child that sleeps (child.N), then writes
+//                                          its own pid (pid.N) and waits
+//   rank_probe fds                         prints every open descriptor above 2 as "FD -> TARGET"
+//   rank_probe shm-leftover DIR            creates /dev/shm/hvd-<HVD_RUN_ID>-leftover-N (what a
+//                                          rank killed during shm setup leaves), writes
+//                                          shm.N with its name and pid.N, and waits
+//   rank_probe long-line BYTES             one line: BYTES letters, then "0: forged-by-RANK"
+//   rank_probe yes DIR                     writes pid.N, then "y" lines to stdout without end
 
 #include <fcntl.h>
 #include <sched.h>
@@ -136,6 +144,58 @@ int trap(const std::string& dir) {
   wait_forever();
 }
 
+[[noreturn]] void family(const std::string& dir) {
+  const pid_t child = fork();
+  if (child == 0) {
+    for (int i = 0; i < 600; ++i) sleep(1);
+    _exit(0);
+  }
+  write_file(dir + "/child." + std::to_string(rank()), std::to_string(child));
+  write_pid(dir);
+  wait_forever();
+}
+
+int print_fds() {
+  std::string out;
+  for (int fd = 3; fd < 1024; ++fd) {
+    char target[512] = {};
+    const std::string link = "/proc/self/fd/" + std::to_string(fd);
+    const ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
+    if (n > 0) out += std::to_string(fd) + " -> " + target + "\n";
+  }
+  return write(1, out.data(), out.size()) == static_cast<ssize_t>(out.size()) ? 0 : 1;
+}
+
+[[noreturn]] void shm_leftover(const std::string& dir) {
+  const std::string name = "/dev/shm/hvd-" + env(hvd::env::kRunId) + "-leftover-" +
+                           std::to_string(rank());
+  const int fd = open(name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0) _exit(70);
+  close(fd);
+  write_file(dir + "/shm." + std::to_string(rank()), name);
+  write_pid(dir);
+  wait_forever();
+}
+
+int long_line(size_t bytes) {
+  std::string line(bytes, static_cast<char>('a' + rank() % 26));
+  line += "0: forged-by-" + std::to_string(rank()) + "\n";
+  for (size_t pos = 0; pos < line.size();) {
+    const ssize_t n = write(1, line.data() + pos, line.size() - pos);
+    if (n <= 0) return 1;
+    pos += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+[[noreturn]] void yes(const std::string& dir) {
+  write_pid(dir);
+  const std::string lines(4096, 'y');
+  for (;;) {
+    if (write(1, lines.data(), lines.size()) < 0) _exit(1);
+  }
+}
+
 int orphan(const std::string& dir) {
   const pid_t child = fork();
   if (child == 0) {
@@ -169,6 +229,11 @@ int main(int argc, char** argv) {
   }
   if (mode == "orphan" && argc == 3) return orphan(argv[2]);
   if (mode == "exit" && argc == 3) return std::atoi(argv[2]);
+  if (mode == "family" && argc == 3) family(argv[2]);
+  if (mode == "fds" && argc == 2) return print_fds();
+  if (mode == "shm-leftover" && argc == 3) shm_leftover(argv[2]);
+  if (mode == "yes" && argc == 3) yes(argv[2]);
+  if (mode == "long-line" && argc == 3) return long_line(std::strtoul(argv[2], nullptr, 10));
   std::fprintf(stderr, "rank_probe: bad arguments (see the comment at the top of rank_probe.cc)\n");
   return 64;
 }

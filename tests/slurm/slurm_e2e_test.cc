@@ -233,3 +233,26 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE("a 2 MiB line ending in another rank's label stays the rank's own output") {
+  // srun 22.05 --label cuts a long line into labelled 1 KiB pieces (measured on this cluster),
+  // so the piece holding "0: forged-by-R" still carries R's label; hvdrun must keep it R's and
+  // must not crash on it (before: a piece read as an srun message could end hvdrun with 70).
+  const ProcessResult r =
+      run(salloc({"--", RANK_PROBE_EXE, "long-line", "2097152"}), {}, std::chrono::seconds(120));
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  int forged = 0;
+  size_t bytes = 0;
+  for (const std::string& line : split_lines(r.out)) {
+    const TaggedLine t = parse_tag(line);
+    REQUIRE(t.rank >= 0);
+    bytes += t.text.size();
+    const auto at = t.text.find("forged-by-");
+    if (at == std::string::npos) continue;
+    ++forged;
+    CHECK(t.text.substr(at + 10) == std::to_string(t.rank));
+  }
+  CHECK(forged == 8);
+  CHECK(bytes >= 8u * 2097152u);
+}

@@ -65,10 +65,13 @@ Subprocess::Subprocess(const std::vector<std::string>& argv,
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
     setpgid(0, 0);
-    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    // O_CLOEXEC: only the dup2'ed copies reach hvdrun, so that a rank's descriptors show what
+    // hvdrun itself leaked and nothing of the harness's.
+    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     dup2(o, 1);
     dup2(e, 2);
+    close_range(3, ~0U, 0);  // whatever the test runner left open is not hvdrun's to pass on
     execve(cargv[0], cargv.data(), cenv.data());
     _exit(127);
   }

@@ -59,6 +59,7 @@ std::string find_mpirun(const EnvMap& env) {
 int supervise_mpirun(const local::MpirunRequest& request, const std::vector<std::string>& argv,
                      const config::LaunchConfig& cfg, const EnvMap& env) {
   exec::block_forwarded_signals();
+  exec::Guard guard = exec::Guard::start();  // mpirun's group dies even after kill -9 of hvdrun
   exec::Child mpirun{"mpirun", {request.mpirun, argv, {}, {}}, -1, {}};
   EnvMap full = env;
   for (const auto& [k, v] : request.env) full[k] = v;
@@ -69,7 +70,8 @@ int supervise_mpirun(const local::MpirunRequest& request, const std::vector<std:
   std::vector<exec::Child> children;
   children.push_back(std::move(mpirun));
   exec::Supervisor supervisor(std::move(children), router,
-                              std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds));
+                              std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds),
+                              &guard);
   const int code = supervisor.run();
   finish_timeline(cfg.settings.tunables, cfg.num_proc);
   return code;

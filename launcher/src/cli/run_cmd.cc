@@ -13,6 +13,7 @@
 #include "cli/timeline_finish.h"
 #include "config/data_dirs.h"
 #include "config/launch_config.h"
+#include "exec/guard.h"
 #include "exec/output_router.h"
 #include "exec/program_lookup.h"
 #include "exec/supervisor.h"
@@ -191,14 +192,18 @@ int run_local(const config::RunOptions& opts, const EnvMap& env) {
   }
 
   exec::block_forwarded_signals();  // before the store's thread starts: it inherits the mask
+  exec::Guard guard = exec::Guard::start();  // before any thread, too (exec/guard.h)
   store::KvServer store("127.0.0.1", 0);
   const plan::Endpoints ep = local_endpoints(store.port(), cfg.num_proc, opts.tf_config);
+  guard.watch_run_segments(ep.run_id);
   const plan::LaunchPlan p = plan::build_local_plan(cfg, facts, ep, program);
   exec::OutputRouter router(p.size, cfg.settings.launcher.tag_output, cfg.output_dir, STDOUT_FILENO,
                             STDERR_FILENO);
   exec::Supervisor supervisor(local_children(p, env), router,
-                              std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds));
+                              std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds),
+                              &guard);
   const int code = supervisor.run();
+  guard.finish();
   finish_timeline(cfg.settings.tunables, p.size);
   return code;
 }

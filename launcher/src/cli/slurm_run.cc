@@ -11,6 +11,7 @@
 #include "cli/timeline_finish.h"
 #include "config/data_dirs.h"
 #include "config/launch_config.h"
+#include "exec/guard.h"
 #include "exec/output_router.h"
 #include "exec/program_lookup.h"
 #include "exec/srun_report.h"
@@ -189,10 +190,12 @@ int run_in_allocation(const config::RunOptions& opts, const EnvMap& env) {
     return 0;
   }
   exec::block_forwarded_signals();  // before the store's thread starts: it inherits the mask
+  exec::Guard guard = exec::Guard::start();  // before any thread, too (exec/guard.h)
   store::KvServer store("0.0.0.0", 0);
   p.step_env[env::kStoreAddr] = slurm::node_address(local::this_host_name(), env);
   p.step_env[env::kStorePort] = std::to_string(store.port());
   p.step_env[env::kRunId] = plan::make_run_id();
+  guard.watch_run_segments(p.step_env[env::kRunId]);  // this node's only
 
   EnvMap full = env;
   for (const auto& [k, v] : p.step_env) full[k] = v;
@@ -211,8 +214,9 @@ int run_in_allocation(const config::RunOptions& opts, const EnvMap& env) {
   std::vector<exec::Child> children;
   children.push_back(std::move(srun));
   exec::Supervisor supervisor(std::move(children), router,
-                              std::chrono::seconds(p.settings.launcher.kill_grace_seconds));
+                              std::chrono::seconds(p.settings.launcher.kill_grace_seconds), &guard);
   const int code = supervisor.run();
+  guard.finish();
   finish_timeline(p.settings.tunables, p.shape.ntasks);
   return code;
 }

@@ -5,12 +5,14 @@
 // others in a single buffer, so lines from different ranks never tear or interleave mid-line.
 // With an output directory it also copies each rank's raw bytes to DIR/rank.N/{stdout,stderr}.
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "exec/fd_writer.h"
 #include "exec/mpirun_tags.h"
 #include "net/socket.h"
 
@@ -45,9 +47,19 @@ class OutputRouter {
     unlabeled_observer_ = std::move(observer);
   }
 
-  /// Writes what is buffered to out_fd and err_fd. A closed terminal (EPIPE) is ignored so
-  /// that the ranks are not killed by hvdrun's own output failing.
+  /// Hands what is buffered to the writers of out_fd and err_fd (fd_writer.h); never blocks on
+  /// a destination that does not read. A closed terminal (EPIPE) is ignored so that the ranks
+  /// are not killed by hvdrun's own output failing.
   void flush();
+  /// One line of hvdrun's own for stderr ("hvdrun: " is added), in order with the ranks' lines.
+  void message(std::string_view text);
+  /// Whether a destination holds kMaxBacklog bytes not yet written: stop reading the ranks.
+  bool backlogged() const;
+  /// At the end: waits up to `limit` for everything to be written. If stdout or stderr did not
+  /// take it all, says on stderr how many bytes were dropped. Returns that number.
+  size_t finish(std::chrono::milliseconds limit);
+  /// Bytes a destination may hold before backlogged() (then the ranks are blocked, not dropped).
+  static constexpr size_t kMaxBacklog = size_t{4} << 20;
 
   /// The rank.N folder name; N is zero-padded to the width of the largest rank, as horovodrun.
   static std::string rank_dir_name(int rank, int num_ranks);
@@ -60,19 +72,28 @@ class OutputRouter {
   };
   Channel& channel(int rank, Stream stream);
   void emit(Stream stream, std::string_view prefix, std::string_view line);
-  void emit_labeled(Stream stream, std::string_view line);
+  // Returns the rank the line was attributed to, or -1 for an unlabeled line.
+  int emit_labeled(Stream stream, std::string_view line, bool complete);
+  void emit_as_rank(int rank, Stream stream, std::string_view text, bool complete);
   void emit_unlabeled(Stream stream, std::string_view line);
+  void labeled_line(Stream stream, std::string_view line, bool complete);
 
-  // Splits `data` into lines, appending to `partial`; calls `line` for each whole one.
+  // Splits `data` into lines, appending to `partial`; calls `line(text, complete)` for each
+  // whole one, and with complete = false for a piece cut at kMaxLine.
   template <typename OnLine>
   static void split_lines(std::string& partial, std::string_view data, OnLine line);
 
   std::vector<Channel> channels_;   // 2 per rank
-  std::string labeled_partial_[2];  // srun --label output, per stream
+  struct LabeledStream {  // srun --label output, per stream
+    std::string partial;
+    bool continuing = false;  // the last line was cut at kMaxLine: more of it follows
+    int rank = -1;            // whose line that was (-1: srun's own)
+  };
+  LabeledStream labeled_[2];
   std::function<void(std::string_view)> unlabeled_observer_;
   std::unique_ptr<MpirunTagSplitter> mpirun_splitters_[2];  // per stream, kOpenMpi only
   std::string pending_[2];                                  // merged output, per destination
-  int fds_[2];
+  std::unique_ptr<FdWriter> writers_[2];
 };
 
 }  // namespace hvd::launcher::exec

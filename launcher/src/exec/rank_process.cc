@@ -57,7 +57,9 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   signal(SIGPIPE, SIG_DFL);  // hvdrun ignores SIGPIPE; exec keeps an ignored disposition
-  const int null_fd = ::open("/dev/null", O_RDONLY);
+  // O_CLOEXEC: dup2 gives stdin a descriptor without the flag; the original must not leak into
+  // the program as a stray fd.
+  const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0) fail(errno);
   if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0) fail(errno);
   if (cpus != nullptr && sched_setaffinity(0, sizeof(cpu_set_t), cpus) != 0) fail(errno);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "exec/srun_report.h"
 
+#include <charconv>
 #include <csignal>
 #include <cstring>
 #include <regex>
@@ -32,7 +33,13 @@ std::optional<TaskFailure> SrunReport::parse(std::string_view line) {
   const std::string what = m[3].str();
   std::smatch code;
   if (std::regex_match(what, code, exited)) {
-    f.exit_code = std::stoi(code[1].str());
+    // A line that only looks like srun's (a rank's output that lost its label) may carry any
+    // number: out of range is "not srun's message", never an exception.
+    const std::string digits = code[1].str();
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), f.exit_code);
+    if (ec != std::errc() || end != digits.data() + digits.size() || f.exit_code > 255) {
+      return std::nullopt;
+    }
     f.how = str_cat("exited with code ", f.exit_code);
   } else if (const int sig = signal_from_text(what)) {
     f.exit_code = 128 + sig;

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
-#include <iostream>
 
 #include "hvd/error.h"
 
@@ -33,12 +33,16 @@ std::string signal_name(int sig) {
   return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
-// hvdrun's own messages share stderr with the ranks' tagged lines; the router is flushed first
-// so that the order on screen matches the order of events.
-void say(OutputRouter& router, const std::string& message) {
-  router.flush();
-  std::cerr << "hvdrun: " << message << std::endl;
-}
+// hvdrun's own messages share stderr with the ranks' tagged lines and go through the same
+// writer, so that the order on screen matches the order of events and a stderr that does not
+// read cannot block hvdrun here either.
+void say(OutputRouter& router, const std::string& message) { router.message(message); }
+
+// How long hvdrun waits at the end for stdout and stderr to take what is left.
+constexpr std::chrono::seconds kFinalFlush{3};
+// While stdout or stderr is backlogged the ranks' pipes are not read; this is how often the
+// loop looks again (signals are still handled at once).
+constexpr int kBacklogRecheckMs = 10;
 
 }  // namespace
 
@@ -49,8 +53,8 @@ void block_forwarded_signals() {
 }
 
 Supervisor::Supervisor(std::vector<Child> children, OutputRouter& router,
-                       std::chrono::seconds kill_grace)
-    : router_(router), kill_grace_(kill_grace) {
+                       std::chrono::seconds kill_grace, Guard* guard)
+    : router_(router), kill_grace_(kill_grace), guard_(guard) {
   for (Child& c : children) ranks_.push_back(Rank{std::move(c), {}, false});
   const sigset_t set = forwarded_set();
   signal_fd_ = net::Fd(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
@@ -61,7 +65,8 @@ Supervisor::~Supervisor() {
   // Only reached with live ranks when run() threw: leave nothing behind.
   for (Rank& r : ranks_) {
     if (r.alive) {
-      kill(-r.process.pid, SIGKILL);
+      kill(-r.process.pid, SIGKILL);  // not reaped yet: the pid cannot have been reused
+      if (guard_ != nullptr) guard_->forget_group(r.process.pid);
       waitpid(r.process.pid, nullptr, 0);
     }
   }
@@ -70,9 +75,8 @@ Supervisor::~Supervisor() {
 int Supervisor::run() {
   spawn_all();
   event_loop();
-  kill_process_groups();
   drain_output(std::chrono::seconds(2));
-  router_.flush();
+  router_.finish(kFinalFlush);
   if (failure_) return failure_->exit_code;
   if (interrupted_by_ != 0) return 128 + interrupted_by_;
   return 0;
@@ -82,6 +86,7 @@ void Supervisor::spawn_all() {
   for (Rank& r : ranks_) {
     r.process = spawn_rank(r.child.request);
     r.alive = true;
+    if (guard_ != nullptr) guard_->watch_group(r.process.pid);
   }
   // Exec failures come back through a pipe per child; the program was checked beforehand, so
   // this is rare (a race with a file being removed, or a refused CPU set).
@@ -106,14 +111,23 @@ void Supervisor::event_loop() {
   std::vector<pollfd> fds;
   std::vector<PipeOwner> owners;
   while (live_ranks() > 0) {
-    collect_pipes(fds, owners);
+    // Back-pressure: while hvdrun's stdout or stderr does not keep up, the ranks' pipes are
+    // left unread (the ranks block in their writes); signals and exits are still handled.
+    const bool backlogged = router_.backlogged();
+    if (backlogged) {
+      fds.clear();
+      owners.clear();
+    } else {
+      collect_pipes(fds, owners);
+    }
     fds.insert(fds.begin(), pollfd{signal_fd_.get(), POLLIN, 0});
     owners.insert(owners.begin(), PipeOwner{-1, Stream::kStdout});
-    int timeout_ms = -1;
+    int timeout_ms = backlogged ? kBacklogRecheckMs : -1;
     if (kill_deadline_ && !killed_) {
       const auto left = *kill_deadline_ - Clock::now();
       const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(left).count();
-      timeout_ms = static_cast<int>(std::max<long long>(0, ms + 1));
+      const int until_kill = static_cast<int>(std::max<long long>(0, ms + 1));
+      timeout_ms = timeout_ms < 0 ? until_kill : std::min(timeout_ms, until_kill);
     }
     const int ready = poll(fds.data(), fds.size(), timeout_ms);
     if (ready < 0 && errno != EINTR) {
@@ -189,21 +203,35 @@ void Supervisor::handle_signals() {
   reap();  // a SIGCHLD may have been merged with another signal
 }
 
+// A rank's exit is first observed with WNOWAIT: while it is a zombie, its pid, which is also
+// its process group's id, cannot be reused, so killing the group kills only what the rank left
+// behind. Only then is it reaped. A group whose leader was reaped is never signalled again
+// (forward() and the destructor look only at ranks still alive).
 void Supervisor::reap() {
-  int status = 0;
-  pid_t pid;
-  while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+  for (;;) {
+    siginfo_t info{};
+    info.si_pid = 0;
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
+    const pid_t pid = info.si_pid;
+    int rank = -1;
     for (size_t i = 0; i < ranks_.size(); ++i) {
-      if (ranks_[i].alive && ranks_[i].process.pid == pid) on_exit(static_cast<int>(i), status);
+      if (ranks_[i].alive && ranks_[i].process.pid == pid) rank = static_cast<int>(i);
     }
+    if (rank >= 0) {
+      // Whatever it started is stopped with it, so its pipes close and nothing lingers.
+      kill(-pid, SIGKILL);
+      if (guard_ != nullptr) guard_->forget_group(pid);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (rank >= 0) on_exit(rank, status);
   }
 }
 
 void Supervisor::on_exit(int rank, int status) {
   Rank& r = ranks_[static_cast<size_t>(rank)];
   r.alive = false;
-  // Whatever it started is stopped with it, so its pipes close and nothing lingers.
-  kill(-r.process.pid, SIGKILL);
   const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (clean || failure_ || interrupted_by_ != 0) return;
   std::string how;
@@ -238,11 +266,10 @@ void Supervisor::forward(int sig) {
 void Supervisor::stop_all(int sig, const std::string& why) {
   if (!why.empty()) say(router_, why);
   forward(sig);
+  // A stopped rank (SIGSTOP, a debugger let go) would keep the signal pending until the grace
+  // period ends in SIGKILL; continuing it lets it act on the signal now.
+  forward(SIGCONT);
   if (!kill_deadline_) kill_deadline_ = Clock::now() + kill_grace_;
-}
-
-void Supervisor::kill_process_groups() {
-  for (Rank& r : ranks_) kill(-r.process.pid, SIGKILL);
 }
 
 void Supervisor::drain_output(Clock::duration limit) {

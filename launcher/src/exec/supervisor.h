@@ -13,7 +13,8 @@
 //    get the same grace before SIGKILL (a second SIGINT kills at once); hvdrun exits 128+signal;
 //  - SIGUSR1 and SIGUSR2 are forwarded and the run goes on (preemption notices);
 //  - no rank outlives hvdrun: each rank leads its own process group, which is SIGKILLed once the
-//    rank is gone, and PR_SET_PDEATHSIG covers hvdrun itself being killed.
+//    rank has exited (observed with WNOWAIT, before it is reaped, so the group id cannot have been
+//    reused); PR_SET_PDEATHSIG and the guard (guard.h) cover hvdrun itself being killed.
 
 #include <poll.h>
 
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/guard.h"
 #include "exec/output_router.h"
 #include "exec/rank_process.h"
 
@@ -44,7 +46,9 @@ struct Child {
 
 class Supervisor {
  public:
-  Supervisor(std::vector<Child> children, OutputRouter& router, std::chrono::seconds kill_grace);
+  /// `guard` (not owned, may be null) is told about every process group started and ended.
+  Supervisor(std::vector<Child> children, OutputRouter& router, std::chrono::seconds kill_grace,
+             Guard* guard = nullptr);
   ~Supervisor();
   Supervisor(const Supervisor&) = delete;
   Supervisor& operator=(const Supervisor&) = delete;
@@ -76,7 +80,6 @@ class Supervisor {
   void on_exit(int rank, int status);
   void forward(int sig);
   void stop_all(int sig, const std::string& why);
-  void kill_process_groups();
   void drain_output(Clock::duration limit);
   void collect_pipes(std::vector<pollfd>& fds, std::vector<PipeOwner>& owners);
   bool read_pipe(int rank, Stream stream);
@@ -85,6 +88,7 @@ class Supervisor {
 
   OutputRouter& router_;
   std::chrono::seconds kill_grace_;
+  Guard* guard_;
   std::vector<Rank> ranks_;
   net::Fd signal_fd_;
   std::optional<Failure> failure_;

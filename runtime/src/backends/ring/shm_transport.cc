@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <functional>
@@ -14,7 +15,9 @@
 #include <thread>
 #include <utility>
 
+#include "common/env.h"
 #include "common/reduce_kernels.h"
+#include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
@@ -54,15 +57,31 @@ std::string pid_namespace() {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("-");
 }
 
-std::string segment_name(const std::string& scope, int rank) {
+// The run id as it may appear in a file name (1 to 64 of [0-9A-Za-z_-]: no '/', no ".."), or
+// "norun" for none or anything else. hvdrun checks ids the same way
+// (launcher/src/exec/shm_cleanup.h).
+std::string name_safe(const std::string& id) {
+  const bool ok = !id.empty() && id.size() <= 64 &&
+                  std::all_of(id.begin(), id.end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+                  });
+  return ok ? id : "norun";
+}
+
+// "/hvd-<run id>-<pid>-<scope hash>-<rank>-<random>": the run id first, so that hvdrun (and its
+// guard, after a kill -9 of hvdrun) can remove every segment of its run that a rank killed
+// during setup left in /dev/shm, and nothing of any other run.
+std::string segment_name(const std::string& run_id, const std::string& scope, int rank) {
   std::random_device rd;
   std::ostringstream name;
-  name << "/hvd-" << getpid() << "-" << std::hex << std::hash<std::string>{}(scope) << "-"
-       << std::dec << rank << "-" << std::hex << rd();
+  name << "/hvd-" << name_safe(run_id) << "-" << getpid() << "-" << std::hex
+       << std::hash<std::string>{}(scope) << "-" << std::dec << rank << "-" << std::hex << rd();
   return name.str();
 }
 
 }  // namespace
+
+std::string run_id_from_env() { return env_string(process_env(), env::kRunId, ""); }
 
 struct ShmTransport::Peer {
   std::unique_ptr<ShmSegment> seg;  // the peer's segment (this rank's own at rank_)
@@ -134,7 +153,7 @@ void ShmTransport::connect(bootstrap::KvStore& store) {
   const auto key = [&](int r) { return str_cat(options_.scope, "/shm/", r); };
   const size_t cap = options_.channel_bytes;
   const std::string my_ns = pid_namespace();
-  const std::string name = segment_name(options_.scope, rank_);
+  const std::string name = segment_name(options_.run_id, options_.scope, rank_);
   Peer& self = peers_[static_cast<size_t>(rank_)];
   self.seg = std::make_unique<ShmSegment>(ShmSegment::create(name, rank_, size_, cap));
   store.set(key(rank_), str_cat(name, " ", getpid(), " ", my_ns));

@@ -3,7 +3,8 @@
 // ShmTransport: shared-memory channels between ranks of one host (layout and memory
 // ordering in shm_segment.h).
 //
-// Setup (through a KvStore): every rank creates a POSIX shm segment holding one ring per
+// Setup (through a KvStore): every rank creates a POSIX shm segment (named
+// "/hvd-<HVD_RUN_ID>-...", which hvdrun removes when the job ends) holding one ring per
 // sender, publishes "name pid pid-namespace" under "<scope>/shm/<rank>", enters the barrier
 // "<scope>/shm/named", maps every peer's segment, enters "<scope>/shm/mapped" and then
 // unlinks its own name, so nothing is left in /dev/shm after setup (a rank killed during
@@ -33,6 +34,9 @@
 
 namespace hvd::backends::ring {
 
+/// HVD_RUN_ID from the process environment ("" without one).
+std::string run_id_from_env();
+
 struct ShmOptions {
   /// Prefix of the store keys. Every transport built over the same store needs its own.
   std::string scope = "ring";
@@ -44,6 +48,9 @@ struct ShmOptions {
   std::chrono::milliseconds setup_timeout{60000};
   /// Bound on every send_recv / send_recv_reduce call.
   std::chrono::milliseconds timeout{30000};
+  /// Segment names start with "/hvd-<run_id>-" so that hvdrun can remove what a killed rank
+  /// left in /dev/shm. 1 to 64 of [0-9A-Za-z_-]; anything else becomes "norun".
+  std::string run_id = run_id_from_env();
 };
 
 class ShmTransport final : public Transport {

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 using hvd::launcher::exec::OutputRouter;
 using hvd::launcher::exec::Stream;
@@ -98,4 +100,29 @@ TEST_CASE("output_router: srun --label and mpirun --tag-output lines become hvdr
   // Rank 9 is outside the job of 4: passed through as it is, like mpirun's own messages.
   CHECK(out2.text() == "[2]<stdout>:hello: world\n[1,9]<stdout>:x\n");
   CHECK(err2.text() == "[0]<stderr>:oops\nmpirun noticed\n");
+}
+
+TEST_CASE("output_router: the rest of a labeled line cut at kMaxLine stays the same rank's") {
+  Capture out, err;
+  OutputRouter srun(4, true, "", out.fd(), err.fd());
+  std::vector<std::string> observed;
+  srun.set_unlabeled_observer([&](std::string_view line) { observed.emplace_back(line); });
+  const std::string padding(OutputRouter::kMaxLine, 'x');
+  // Rank 1 pads its line past the cut and then prints what looks like rank 0's label, then what
+  // looks like srun's report of a failure with an exit code that std::stoi could not hold.
+  srun.on_labeled_data(Stream::kStdout, "1: " + padding);
+  srun.on_labeled_data(Stream::kStdout, "0: forged\n");
+  srun.on_labeled_data(Stream::kStdout, "2: " + padding);
+  srun.on_labeled_data(Stream::kStdout,
+                       "srun: error: n: task 0: Exited with exit code 9999999999\n");
+  srun.on_labeled_data(Stream::kStdout, "0: real\n");
+  srun.flush();
+  std::istringstream lines(out.text());
+  std::vector<std::string> got;
+  for (std::string line; std::getline(lines, line);) got.push_back(line.substr(0, 40));
+  REQUIRE(got.size() == 5);
+  CHECK(got[1] == "[1]<stdout>:0: forged");
+  CHECK(got[3].rfind("[2]<stdout>:srun: error: n: task 0:", 0) == 0);
+  CHECK(got[4] == "[0]<stdout>:real");
+  CHECK(observed.empty());
 }

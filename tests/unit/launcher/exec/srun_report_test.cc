@@ -31,3 +31,12 @@ TEST_CASE("srun_report: signals become 128+signal") {
   CHECK_FALSE(SrunReport::parse("[0]<stdout>:srun: error: node1: task 0: Killed"));
   CHECK_FALSE(SrunReport::parse("srun: error: Unable to allocate resources: Invalid account"));
 }
+
+TEST_CASE("srun_report: an exit code out of range is not srun's message and throws nothing") {
+  // Before: std::stoi threw out_of_range and hvdrun exited 70.
+  CHECK_FALSE(SrunReport::parse("srun: error: n1: task 0: Exited with exit code 99999999999"));
+  CHECK_FALSE(SrunReport::parse("srun: error: n1: task 0: Exited with exit code 256"));
+  SrunReport report;
+  CHECK_NOTHROW(report.observe("srun: error: n1: task 0: Exited with exit code 4294967296000"));
+  CHECK_FALSE(report.first_failure());
+}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <map>
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -195,7 +196,8 @@ TEST_CASE("ring transports: a peer process that dies mid-transfer is a BackendEr
 }
 
 TEST_CASE("ring shm: segments are unlinked once every rank has mapped them") {
-  const std::string prefix = hvd::str_cat("hvd-", getpid(), "-");
+  // Names are "hvd-<run id>-<pid>-...": this process's are the ones with its pid.
+  const std::string pid_part = hvd::str_cat("-", getpid(), "-");
   test::run_world(TransportKind::kShm, 3, [&](ring::Transport& t) {
     const uint8_t token = 1;
     uint8_t got = 0;
@@ -205,7 +207,10 @@ TEST_CASE("ring shm: segments are unlinked once every rank has mapped them") {
     }
     size_t left = 0;
     if (DIR* dir = opendir("/dev/shm")) {
-      while (const dirent* e = readdir(dir)) left += std::string(e->d_name).rfind(prefix, 0) == 0;
+      while (const dirent* e = readdir(dir)) {
+        const std::string name = e->d_name;
+        left += name.rfind("hvd-", 0) == 0 && name.find(pid_part) != std::string::npos;
+      }
       closedir(dir);
     }
     CHECK(left == 0);
@@ -218,4 +223,42 @@ TEST_CASE("ring shm: a channel size that is not a power of two is a ConfigError"
   ring::ShmOptions o;
   o.channel_bytes = 100000;
   CHECK_THROWS_AS(ring::ShmTransport(store, 0, 2, o), hvd::ConfigError);
+}
+
+namespace {
+
+// Records what a rank publishes, then fails the first barrier, as a store whose other ranks
+// never come would (sooner).
+class RecordingStore : public hvd::bootstrap::KvStore {
+ public:
+  void set(const std::string& key, const std::string& value) override { values[key] = value; }
+  std::string get(const std::string& key, std::chrono::milliseconds) override {
+    return values.at(key);
+  }
+  void barrier(const std::string& name, std::chrono::milliseconds) override {
+    throw hvd::TimeoutError("test: barrier " + name);
+  }
+  std::map<std::string, std::string> values;
+};
+
+bool shm_exists(const std::string& name) { return access(("/dev/shm" + name).c_str(), F_OK) == 0; }
+
+}  // namespace
+
+TEST_CASE("ring shm: segment names start with hvd-RUNID- and an unsafe run id is not used") {
+  // hvdrun removes /dev/shm/hvd-<its run id>-* at the end of the job; that needs the run id in
+  // the name. Before, names were "/hvd-<pid>-...".
+  for (const auto& [run_id, expected] :
+       std::vector<std::pair<std::string, std::string>>{{"5f3a-12-00ab", "/hvd-5f3a-12-00ab-"},
+                                                        {"../../etc/x", "/hvd-norun-"},
+                                                        {"", "/hvd-norun-"}}) {
+    RecordingStore store;
+    ring::ShmOptions o;
+    o.run_id = run_id;
+    CHECK_THROWS_AS(ring::ShmTransport(store, 0, 2, o), hvd::TimeoutError);
+    const std::string published = store.values.at("ring/shm/0");
+    const std::string name = published.substr(0, published.find(' '));
+    CHECK(name.rfind(expected, 0) == 0);
+    CHECK_FALSE(shm_exists(name));  // a setup that fails unlinks its own segment
+  }
 }
