@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 #include "integration/hvdrun_test_util.h"
@@ -149,4 +150,55 @@ TEST_CASE("supervision: a rank inherits no descriptor from hvdrun") {
   const ProcessResult r = run(hvdrun({"-np", "2", "--", RANK_PROBE_EXE, "fds"}));
   CHECK(r.exit_code == 0);
   CHECK(r.out == "");
+}
+
+namespace {
+
+// Starts a process that leads its own group, with pid `wanted` if the kernel lets this test pick
+// it (root writing ns_last_pid); returns its pid, or -1.
+pid_t start_with_pid(pid_t wanted) {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    {
+      std::ofstream last("/proc/sys/kernel/ns_last_pid");
+      if (!(last << wanted - 1)) return -1;
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+      setpgid(0, 0);
+      for (;;) pause();
+    }
+    if (pid == wanted) return pid;
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("supervision: the group of a rank reaped long ago is not killed when the job ends") {
+  // Before: at the end hvdrun SIGKILLed the group of every rank, reaped or not; a new process
+  // group that had been given the reaped rank's number was killed with the job.
+  TempDir dir;
+  const std::string script =
+      "echo $$ > " + dir.file("p.$HOROVOD_RANK") + " && mv " + dir.file("p.$HOROVOD_RANK") +
+      " " + dir.file("pid.$HOROVOD_RANK") + "; [ $HOROVOD_RANK = 0 ] && exit 0; while [ ! -f " +
+      dir.file("go") + " ]; do sleep 0.05; done";
+  Subprocess p(hvdrun({"-np", "2", "--", "/bin/sh", "-c", script}));
+  REQUIRE(wait_for_files(dir.path(), "pid", 2));
+  const pid_t first = static_cast<pid_t>(std::stol(read_text(dir.file("pid.0"))));
+  // Rank 0 has exited and hvdrun has reaped it: /proc has no entry, not even a zombie's.
+  REQUIRE(wait_until_gone("/proc/" + std::to_string(first), std::chrono::seconds(60)));
+  const pid_t impostor = start_with_pid(first);
+  if (impostor < 0) {
+    MESSAGE("cannot choose a pid here (needs root and ns_last_pid): skipped");
+    std::ofstream(dir.file("go")) << "";
+    p.wait();
+    return;
+  }
+  std::ofstream(dir.file("go")) << "";
+  CHECK(p.wait().exit_code == 0);
+  CHECK(process_alive(impostor));
+  kill(impostor, SIGKILL);
+  waitpid(impostor, nullptr, 0);
 }
