@@ -63,12 +63,11 @@ void check(const hvd::Status& s, const char* what, int code) {
 
 void allreduce_once() {
   std::vector<float> in(1 << 16, 1.0f), out(in.size());
-  const hvd::TensorView vin{in.data(), hvd::DataType::kFloat32,
-                            {static_cast<int64_t>(in.size())}, {}};
-  const hvd::TensorView vout{out.data(), hvd::DataType::kFloat32,
-                             {static_cast<int64_t>(out.size())}, {}};
-  check(hvd::allreduce_async("fault.loop", vin, vout, hvd::ReduceOp::kSum).wait(), "allreduce",
-        4);
+  const hvd::TensorView vin{
+      in.data(), hvd::DataType::kFloat32, {static_cast<int64_t>(in.size())}, {}};
+  const hvd::TensorView vout{
+      out.data(), hvd::DataType::kFloat32, {static_cast<int64_t>(out.size())}, {}};
+  check(hvd::allreduce_async("fault.loop", vin, vout, hvd::ReduceOp::kSum).wait(), "allreduce", 4);
 }
 
 }  // namespace

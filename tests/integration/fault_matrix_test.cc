@@ -45,9 +45,13 @@ struct Fault {
   Target target;
   int sig;
   int expected_exit;  // hvdrun's exit code
-  // The other rank ends cleanly and the stopped one could still be continued (job control), so
-  // hvdrun waits, as mpirun does; the user's recourse, SIGTERM to hvdrun, must then end it.
+  // Rank 0's shutdown may or may not need the stopped rank (it depends on how far the stopped
+  // rank's background loop got). If it does, it fails on the ring's timeout (exit 5) and hvdrun
+  // kills the stopped rank; if not, rank 0 exits 0 and hvdrun waits, as mpirun does, since a
+  // stopped rank could still be continued. Either way the test then sends SIGTERM to hvdrun,
+  // the user's recourse, which must end the job: 143, or 5 when rank 0 had failed first.
   bool then_term_hvdrun = false;
+  int other_exit = -1;  // a second acceptable exit code
 };
 
 struct Outcome {
@@ -113,12 +117,11 @@ Outcome run_fault(const Fault& f) {
   fs::create_directories(dir.file("tl"));
   std::map<std::string, std::string> env = {{"HVD_RING_TRANSPORT", "shm"},
                                             {"HVD_BOOTSTRAP_TIMEOUT", "5"}};
-  std::vector<std::string> cmd = {"-np", "2", "--kill-grace-seconds", "2", "--timeline-filename",
-                                  dir.file("tl/tl.json"), "--"};
+  std::vector<std::string> cmd = {
+      "-np", "2", "--kill-grace-seconds", "2", "--timeline-filename", dir.file("tl/tl.json"), "--"};
   SilentStore silent_store;
   if (f.target == Target::kStore) {
-    cmd.insert(cmd.end(),
-               {"/usr/bin/env", "HVD_STORE_PORT=" + std::to_string(silent_store.port)});
+    cmd.insert(cmd.end(), {"/usr/bin/env", "HVD_STORE_PORT=" + std::to_string(silent_store.port)});
   }
   cmd.insert(cmd.end(), {FAULT_PROBE_EXE, f.phase, "1", dir.path()});
   Subprocess p(hvdrun(cmd), env);
@@ -136,9 +139,9 @@ Outcome run_fault(const Fault& f) {
     std::ofstream(dir.file("go")) << "";
   }
   if (f.then_term_hvdrun) {
-    REQUIRE(wait_until_dead({static_cast<pid_t>(std::stol(read_text(dir.file("pid.0"))))}));
-    REQUIRE(process_alive(p.pid()));
-    p.send(SIGTERM);
+    REQUIRE(wait_until_dead({static_cast<pid_t>(std::stol(read_text(dir.file("pid.0"))))},
+                            std::chrono::seconds(120)));
+    p.send(SIGTERM);  // hvdrun is not reaped yet: its pid is still its own
   }
   Outcome o;
   o.exit_code = p.wait(std::chrono::seconds(240)).exit_code;
@@ -158,7 +161,8 @@ Outcome run_fault(const Fault& f) {
 
 }  // namespace
 
-TEST_CASE("fault matrix: every fault ends the job with the right code, no survivors, no leftovers") {
+TEST_CASE(
+    "fault matrix: every fault ends the job with the right code, no survivors, no leftovers") {
   std::vector<Fault> faults;
   // A rank killed or terminated ends the job with its own 128+signal. A stopped one makes the
   // other rank fail on its own timeout first: 3 (init failed: bootstrap timeout), 4 (a
@@ -170,7 +174,7 @@ TEST_CASE("fault matrix: every fault ends the job with the right code, no surviv
     faults.push_back({"rank 1 " + sig_name(SIGKILL), phase, Target::kRank, SIGKILL, 128 + SIGKILL});
     faults.push_back({"rank 1 " + sig_name(SIGTERM), phase, Target::kRank, SIGTERM, 128 + SIGTERM});
     faults.push_back({"rank 1 " + sig_name(SIGSTOP), phase, Target::kRank, SIGSTOP, stop_code,
-                      phase == "shutdown"});
+                      phase == "shutdown", phase == "shutdown" ? 5 : -1});
   }
   faults.push_back({"hvdrun SIGKILL", "collective", Target::kHvdrun, SIGKILL, 128 + SIGKILL});
   faults.push_back({"store never answers", "before-init", Target::kStore, 0, 3});
@@ -183,12 +187,14 @@ TEST_CASE("fault matrix: every fault ends the job with the right code, no surviv
     CAPTURE(f.phase);
     const Outcome o = run_fault(f);
     char row[256];
-    std::snprintf(row, sizeof(row), "| %s | %s | %d | %d | %.1f | %d | %d | %d |\n",
-                  f.what.c_str(), f.phase.c_str(), o.exit_code, f.expected_exit, o.seconds,
-                  o.survivors, o.shm_left, o.half_written);
+    const std::string expected = std::to_string(f.expected_exit) +
+                                 (f.other_exit >= 0 ? " or " + std::to_string(f.other_exit) : "");
+    std::snprintf(row, sizeof(row), "| %s | %s | %d | %s | %.1f | %d | %d | %d |\n", f.what.c_str(),
+                  f.phase.c_str(), o.exit_code, expected.c_str(), o.seconds, o.survivors,
+                  o.shm_left, o.half_written);
     table += row;
     std::fputs(row, stderr);
-    CHECK(o.exit_code == f.expected_exit);
+    CHECK((o.exit_code == f.expected_exit || o.exit_code == f.other_exit));
     CHECK(o.survivors == 0);
     CHECK(o.shm_left == 0);
     CHECK(o.half_written == 0);

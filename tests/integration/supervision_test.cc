@@ -180,10 +180,10 @@ TEST_CASE("supervision: the group of a rank reaped long ago is not killed when t
   // Before: at the end hvdrun SIGKILLed the group of every rank, reaped or not; a new process
   // group that had been given the reaped rank's number was killed with the job.
   TempDir dir;
-  const std::string script =
-      "echo $$ > " + dir.file("p.$HOROVOD_RANK") + " && mv " + dir.file("p.$HOROVOD_RANK") +
-      " " + dir.file("pid.$HOROVOD_RANK") + "; [ $HOROVOD_RANK = 0 ] && exit 0; while [ ! -f " +
-      dir.file("go") + " ]; do sleep 0.05; done";
+  const std::string script = "echo $$ > " + dir.file("p.$HOROVOD_RANK") + " && mv " +
+                             dir.file("p.$HOROVOD_RANK") + " " + dir.file("pid.$HOROVOD_RANK") +
+                             "; [ $HOROVOD_RANK = 0 ] && exit 0; while [ ! -f " + dir.file("go") +
+                             " ]; do sleep 0.05; done";
   Subprocess p(hvdrun({"-np", "2", "--", "/bin/sh", "-c", script}));
   REQUIRE(wait_for_files(dir.path(), "pid", 2));
   const pid_t first = static_cast<pid_t>(std::stol(read_text(dir.file("pid.0"))));

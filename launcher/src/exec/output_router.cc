@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 
@@ -101,8 +101,7 @@ void OutputRouter::split_lines(std::string& partial, std::string_view data, OnLi
 void OutputRouter::on_data(int rank, Stream stream, std::string_view data) {
   Channel& c = channel(rank, stream);
   if (c.file.valid()) write_fully(c.file.get(), data);
-  split_lines(c.partial, data,
-              [&](std::string_view line, bool) { emit(stream, c.prefix, line); });
+  split_lines(c.partial, data, [&](std::string_view line, bool) { emit(stream, c.prefix, line); });
 }
 
 namespace {
@@ -232,9 +231,8 @@ size_t OutputRouter::finish(std::chrono::milliseconds limit) {
   };
   const size_t dropped_out = writers_[0]->drain(left());
   if (dropped_out > 0) {
-    message(str_cat("warning: ", dropped_out,
-                    " bytes of output dropped: stdout took nothing for ", limit.count(),
-                    " ms after the job ended"));
+    message(str_cat("warning: ", dropped_out, " bytes of output dropped: stdout took nothing for ",
+                    limit.count(), " ms after the job ended"));
   }
   const size_t dropped_err = writers_[1]->drain(std::max(left(), std::chrono::milliseconds(100)));
   return dropped_out + dropped_err;

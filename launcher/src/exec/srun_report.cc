@@ -36,7 +36,8 @@ std::optional<TaskFailure> SrunReport::parse(std::string_view line) {
     // A line that only looks like srun's (a rank's output that lost its label) may carry any
     // number: out of range is "not srun's message", never an exception.
     const std::string digits = code[1].str();
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), f.exit_code);
+    const auto [end, ec] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), f.exit_code);
     if (ec != std::errc() || end != digits.data() + digits.size() || f.exit_code > 255) {
       return std::nullopt;
     }

@@ -61,10 +61,9 @@ std::string pid_namespace() {
 // "norun" for none or anything else. hvdrun checks ids the same way
 // (launcher/src/exec/shm_cleanup.h).
 std::string name_safe(const std::string& id) {
-  const bool ok = !id.empty() && id.size() <= 64 &&
-                  std::all_of(id.begin(), id.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
-                  });
+  const bool ok = !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  });
   return ok ? id : "norun";
 }
 
