@@ -15,6 +15,7 @@
 #include "hvd/error.h"
 #include "profile/profile_guards.h"
 #include "profile/profile_merge.h"
+#include "slurm/script_text.h"
 
 namespace hvd::launcher::profile {
 namespace {
@@ -38,8 +39,14 @@ class Reader {
   [[noreturn]] void missing(const std::string& path) const {
     throw ConfigError(str_cat(origins_.where_key(path), ": ", path, ": required, but not given"));
   }
+  // No string of a profile may hold a control character: its values become #SBATCH lines,
+  // script comments and `profiles list` rows, where a newline would start a line of its own.
   std::string text(const YAML::Node& n, const std::string& path) const {
-    return config::as_string(file(path), n, path);
+    std::string v = config::as_string(file(path), n, path);
+    if (slurm::find_control_char(v) != std::string::npos) {
+      fail(path, n, str_cat("holds ", slurm::describe_control_char(v), "; give one line"));
+    }
+    return v;
   }
   int number(const YAML::Node& n, const std::string& path, int min, int max) const {
     const int v = config::as_int(file(path), n, path);
@@ -163,6 +170,34 @@ const Check kCpuList = [](const Reader& r, const YAML::Node& n, const std::strin
   }
   if (cpus.empty()) r.fail(p, n, "names no CPUs");
 };
+
+const Check kModuleName = [](const Reader& r, const YAML::Node& n, const std::string& p,
+                             const std::string& v) {
+  if (v.empty()) r.fail(p, n, "must not be empty");
+  if (!slurm::is_module_name(v)) {
+    r.fail(p, n, str_cat("'", v, "' is not a module name (a letter or digit, then letters, digits "
+                         "and _.+-/@:=); each becomes `module load NAME` in batch scripts"));
+  }
+};
+
+// setup.container: a list of words, each one argument. One string is taken as one word; a
+// string with spaces was once split on them, so it is refused rather than guessed at.
+Field<SiteProfile> container_words() {
+  return {"container", [](const Reader& r, const YAML::Node& n, const std::string& p,
+                          SiteProfile& out) {
+            out.container.clear();
+            if (!n.IsSequence()) {
+              out.container.push_back(r.text(n, p));
+              if (out.container.back().find(' ') == std::string::npos) return;
+              r.fail(p, n, "write it as a list of words, e.g. [apptainer, exec, --nv, X.sif]");
+            }
+            const std::vector<YAML::Node> items = r.items(n, p);
+            for (size_t i = 0; i < items.size(); ++i) {
+              out.container.push_back(r.text(items[i], str_cat(p, "[", i, "]")));
+              kNonEmpty(r, items[i], str_cat(p, "[", i, "]"), out.container.back());
+            }
+          }};
+}
 
 template <typename T>
 Field<T> text(const char* key, std::string T::*m, const Check& check = kAny,
@@ -291,8 +326,8 @@ const std::vector<Field<P>>& schema() {
           texts("srun_args", &P::srun_args, kNonEmpty),
           text("net_plugin", &P::net_plugin)}),
       section("setup", {
-          texts("modules", &P::modules, kNonEmpty),
-          text("container", &P::container),
+          texts("modules", &P::modules, kModuleName),
+          container_words(),
           texts("commands", &P::setup_commands, kNonEmpty)}),
       records<EnvVar>("env", &P::env, {
           text("name", &EnvVar::name, kEnvName, true),
