@@ -9,6 +9,11 @@
 
 namespace hvd::launcher::config {
 
+/// The most ranks hvdrun starts: far above any job (the largest runs have tens of thousands),
+/// low enough that the plan's per-rank tables stay small. `-np 2147483647 --dry-run` used to
+/// end in bad_alloc (exit 70).
+inline constexpr int kMaxRanks = 1 << 20;
+
 struct RunOptions {
   std::optional<int> num_proc;
   std::string hosts;  // -H
