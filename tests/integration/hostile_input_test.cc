@@ -91,7 +91,7 @@ TEST_CASE("report: JSON fields of the wrong type exit 3, not 70") {
 
 TEST_CASE("-np 2147483647 --dry-run is a usage error with the limit") {
   expect_one_line(run(hvdrun({"-np", "2147483647", "--dry-run", "--", "/bin/true"})), 2,
-                  "-np 2147483647: hvdrun starts at most 1048576 ranks");
+                  "-np 2147483647: hvdrun starts at most 131072 ranks");
 }
 
 TEST_CASE("sbatch: a newline in -J is refused and no script is written") {

@@ -101,7 +101,7 @@ TEST_CASE("launch_config: more ranks than hvdrun can start is a usage error with
   config::RunOptions o = with_command();
   o.num_proc = 2147483647;
   CHECK_THROWS_WITH_AS(config::resolve_launch_config(o, "", kNames),
-                       "-np 2147483647: hvdrun starts at most 1048576 ranks", hvd::UsageError);
+                       "-np 2147483647: hvdrun starts at most 131072 ranks", hvd::UsageError);
   o.num_proc = config::kMaxRanks;
   CHECK(config::resolve_launch_config(o, "", kNames).num_proc == config::kMaxRanks);
 }

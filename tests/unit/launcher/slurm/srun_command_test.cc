@@ -78,8 +78,8 @@ TEST_CASE("srun_command: MASTER_PORT comes from the job id, and quoting is safe"
 TEST_CASE("srun_command: more ranks than hvdrun starts is a usage error with the limit") {
   const profile::SiteProfile p = four_gpu_profile();
   CHECK_THROWS_WITH_AS(slurm::plan_step(two_nodes(0, 4), p, 2147483647),
-                       "-np 2147483647: hvdrun starts at most 1048576 ranks", hvd::UsageError);
+                       "-np 2147483647: hvdrun starts at most 131072 ranks", hvd::UsageError);
   CHECK_THROWS_WITH_AS(slurm::plan_step(two_nodes(2000000000, 4), p, 0),
-                       "SLURM_NTASKS=2000000000: hvdrun starts at most 1048576 ranks",
+                       "SLURM_NTASKS=2000000000: hvdrun starts at most 131072 ranks",
                        hvd::UsageError);
 }
