@@ -28,9 +28,10 @@ json bench_doc(const std::string& backend, const std::string& op) {
           {"backend", backend},
           {"dtype", "float32"},
           {"results",
-           json::array({{{"op", op},
-                         {"rows", json::array({{{"bytes", 8},
-                                                {"impls", {{"hvd", {{"busbw_GBps", 1.0}}}}}}})}}})}};
+           json::array(
+               {{{"op", op},
+                 {"rows",
+                  json::array({{{"bytes", 8}, {"impls", {{"hvd", {{"busbw_GBps", 1.0}}}}}}})}}})}};
 }
 
 void expect_one_line(const ProcessResult& r, int code, const std::string& says) {
@@ -50,9 +51,8 @@ TEST_CASE("report: a backend of ring`touch X` runs nothing and writes nothing" *
         "a'\nsystem('touch " + marker + "')\n'"}) {
     CAPTURE(backend);
     write(dir.file("in.json"), bench_doc(backend, "allreduce").dump());
-    const ProcessResult r =
-        run(hvdrun({"report", dir.file("in.json"), "-o", dir.file("out")}),
-            {{"PATH", "/usr/bin:/bin"}});
+    const ProcessResult r = run(hvdrun({"report", dir.file("in.json"), "-o", dir.file("out")}),
+                                {{"PATH", "/usr/bin:/bin"}});
     expect_one_line(r, 3, "in.json: the top level.backend may hold only");
     CHECK_FALSE(fs::exists(marker));
     CHECK_FALSE(fs::exists(dir.file("out")));
@@ -111,8 +111,8 @@ TEST_CASE("sbatch -o: a symlink planted at the old temporary name is not followe
   write(victim, "keep me");
   chmod(victim.c_str(), 0600);
   fs::create_symlink(victim, dir.file("job.sh.tmp-hvdrun"));
-  const ProcessResult r = run(hvdrun({"sbatch", "--profile", "neuron", "-t", "10", "-o",
-                                      dir.file("job.sh"), "--", "/bin/true"}));
+  const ProcessResult r = run(hvdrun(
+      {"sbatch", "--profile", "neuron", "-t", "10", "-o", dir.file("job.sh"), "--", "/bin/true"}));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(read_text(victim) == "keep me");
   CHECK(read_text(dir.file("job.sh")).rfind("#!/bin/bash\n", 0) == 0);
@@ -121,10 +121,11 @@ TEST_CASE("sbatch -o: a symlink planted at the old temporary name is not followe
 
 TEST_CASE("sbatch: container words from a profile are one argument each") {
   TempDir dir;
-  write(dir.file("wrapped.yaml"),
-        "name: wrapped\nnode: {gpus: 0}\nsetup: {container: [apptainer, exec, \"my image.sif\"]}\n");
-  const ProcessResult r = run(hvdrun({"sbatch", "--profile", dir.file("wrapped.yaml"), "-t", "10",
-                                      "--", "python3", "train.py"}));
+  write(
+      dir.file("wrapped.yaml"),
+      "name: wrapped\nnode: {gpus: 0}\nsetup: {container: [apptainer, exec, \"my image.sif\"]}\n");
+  const ProcessResult r = run(hvdrun(
+      {"sbatch", "--profile", dir.file("wrapped.yaml"), "-t", "10", "--", "python3", "train.py"}));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.find(" -- apptainer exec 'my image.sif' python3 train.py\n") != std::string::npos);
 }

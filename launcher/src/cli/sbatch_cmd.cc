@@ -113,8 +113,9 @@ CLI::App* register_sbatch(CLI::App& app, SbatchOptions& o) {
   cmd->add_option("--preempt-signal", r.preempt_signal, "That signal: USR1 or USR2 (USR2)")
       ->check(CLI::IsMember({"USR1", "USR2"}));
   cmd->add_flag("--exclusive", r.exclusive, "Whole nodes only");
-  cmd->add_option("--sbatch-arg", r.extra_directives,
-                  "Extra #SBATCH flag, one per --sbatch-arg (quoted for sbatch if it holds spaces)");
+  cmd->add_option(
+      "--sbatch-arg", r.extra_directives,
+      "Extra #SBATCH flag, one per --sbatch-arg (quoted for sbatch if it holds spaces)");
   cmd->add_option("--hvdrun-arg", o.hvdrun_args, "Option for hvdrun inside the job, e.g. --hvdrun-arg=-np --hvdrun-arg=8");
   cmd->add_option("-o,--output", o.output, "Write the script to this file instead of printing it");
   cmd->add_option("--template", o.template_file, "Your own mustache template");

@@ -175,16 +175,18 @@ const Check kModuleName = [](const Reader& r, const YAML::Node& n, const std::st
                              const std::string& v) {
   if (v.empty()) r.fail(p, n, "must not be empty");
   if (!slurm::is_module_name(v)) {
-    r.fail(p, n, str_cat("'", v, "' is not a module name (a letter or digit, then letters, digits "
-                         "and _.+-/@:=); each becomes `module load NAME` in batch scripts"));
+    r.fail(p, n,
+           str_cat("'", v,
+                   "' is not a module name (a letter or digit, then letters, digits "
+                   "and _.+-/@:=); each becomes `module load NAME` in batch scripts"));
   }
 };
 
 // setup.container: a list of words, each one argument. One string is taken as one word; a
 // string with spaces was once split on them, so it is refused rather than guessed at.
 Field<SiteProfile> container_words() {
-  return {"container", [](const Reader& r, const YAML::Node& n, const std::string& p,
-                          SiteProfile& out) {
+  return {"container",
+          [](const Reader& r, const YAML::Node& n, const std::string& p, SiteProfile& out) {
             out.container.clear();
             if (!n.IsSequence()) {
               out.container.push_back(r.text(n, p));

@@ -116,8 +116,10 @@ std::string op_name(const Input& in, const json& result, const std::string& wher
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   });
   if (!ok) {
-    throw ConfigError(str_cat(in.path, ": ", where, ".op must be a name of up to 32 letters, "
-                              "digits and _ (e.g. allreduce); got ", v.dump()));
+    throw ConfigError(str_cat(in.path, ": ", where,
+                              ".op must be a name of up to 32 letters, "
+                              "digits and _ (e.g. allreduce); got ",
+                              v.dump()));
   }
   return op;
 }
@@ -161,8 +163,7 @@ TrainRow train_row(const Input& in) {
   const double ranks = number(in, in.doc, "ranks", "the top level");
   // Checked before the cast: a double outside int's range does not convert.
   if (!(ranks >= 1 && ranks <= 1000000) || ranks != static_cast<double>(static_cast<int>(ranks))) {
-    throw ConfigError(
-        str_cat(in.path, ": \"ranks\" must be a whole number from 1 to 1000000"));
+    throw ConfigError(str_cat(in.path, ": \"ranks\" must be a whole number from 1 to 1000000"));
   }
   row.ranks = static_cast<int>(ranks);
   const json& total = object(in, in.doc, "img_per_sec_total", "the top level");

@@ -62,10 +62,11 @@ Plot train_plot(const TrainTable& t, const std::string& name) {
   c += "set ylabel 'images per second (all ranks)'\nset yrange [0:*]\nset ytics nomirror\n";
   c += "set y2label 'scaling efficiency'\nset y2range [0:1.2]\nset y2tics 0.2\n";
   c += "set grid\nset key bottom right\n";
-  c += str_cat("plot ", gnuplot_quote(p.data_file),
-               " using 1:2:3 with yerrorlines lw 2 pt 7 title ", gnuplot_quote("images/sec"), ", ",
-               gnuplot_quote(p.data_file), " using 1:4 axes x1y2 with linespoints lw 2 pt 5 dt 2 title ",
-               gnuplot_quote("scaling efficiency"), "\n");
+  c +=
+      str_cat("plot ", gnuplot_quote(p.data_file), " using 1:2:3 with yerrorlines lw 2 pt 7 title ",
+              gnuplot_quote("images/sec"), ", ", gnuplot_quote(p.data_file),
+              " using 1:4 axes x1y2 with linespoints lw 2 pt 5 dt 2 title ",
+              gnuplot_quote("scaling efficiency"), "\n");
   p.commands = c;
   return p;
 }

@@ -114,9 +114,8 @@ std::vector<std::string> expand_group(std::string_view text, std::string_view gr
                                       std::uint64_t& values_so_far) {
   if (group.empty()) fail(text, "empty brackets '[]'");
   std::vector<std::string> values;
-  util::for_each_item(group, [&](std::string_view range) {
-    expand_range(text, range, values, values_so_far);
-  });
+  util::for_each_item(
+      group, [&](std::string_view range) { expand_range(text, range, values, values_so_far); });
   return values;
 }
 

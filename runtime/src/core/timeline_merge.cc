@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/timeline_merge.h"
 
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>

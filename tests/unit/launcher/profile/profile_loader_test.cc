@@ -263,21 +263,23 @@ TEST_CASE("profile loader: a bad regex and malformed YAML are located too") {
 // Issue 10: nine levels of nine aliases (407 bytes) took 32.8 s and 2.9 GB in record_all.
 TEST_CASE("profile loader: YAML anchors and aliases are refused where they are written") {
   const TempDir dir;
-  std::string bomb = "name: bomb\nnode: {gpus: 0}\ndescription: x\nl0: &a0 [x, x, x, x, x, x, x, x, x]\n";
+  std::string bomb =
+      "name: bomb\nnode: {gpus: 0}\ndescription: x\nl0: &a0 [x, x, x, x, x, x, x, x, x]\n";
   for (int i = 1; i < 9; ++i) {
     bomb += "l" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
     for (int j = 0; j < 9; ++j) bomb += (j ? ", *a" : "*a") + std::to_string(i - 1);
     bomb += "]\n";
   }
   const std::string path = dir.write("bomb", bomb);
-  CHECK(load_error(path) == path + ":4:5: an anchor (&name): YAML anchors and aliases are not "
-                                   "allowed in hvdrun's files; write the value out where it is used");
+  CHECK(load_error(path) == path +
+                                ":4:5: an anchor (&name): YAML anchors and aliases are not "
+                                "allowed in hvdrun's files; write the value out where it is used");
   const std::string alias =
       dir.write("alias", "name: alias\nnode: {gpus: 0}\nscheduler:\n  qos: *q\n");
   CHECK(load_error(alias).rfind(alias + ":4:8: malformed YAML", 0) == 0);  // *q names no anchor
-  CHECK(load_error(dir.write("merge_key",
-                             "name: merge_key\nnode: &n {gpus: 0}\nbinding: {<<: *n}\n"))
-            .find(":2:7: an anchor (&name)") != std::string::npos);
+  CHECK(
+      load_error(dir.write("merge_key", "name: merge_key\nnode: &n {gpus: 0}\nbinding: {<<: *n}\n"))
+          .find(":2:7: an anchor (&name)") != std::string::npos);
 }
 
 TEST_CASE("profile loader: a single-word container string is one word") {

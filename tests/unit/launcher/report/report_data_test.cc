@@ -118,8 +118,9 @@ TEST_CASE("report_plot: one line per implementation, titled with its name, log2 
 // Issue 10: a `backend` of "ring`touch X`" made gnuplot run `touch X` (backquotes inside a
 // double-quoted title), and `op` went unescaped into `set output '...'`.
 TEST_CASE("report_data: strings that would reach gnuplot as code are refused, naming the field") {
-  const json results = json::array(
-      {{{"op", "allreduce"}, {"rows", json::array({{{"bytes", 8}, {"impls", {{"hvd", impl(1)}}}}})}}});
+  const json results =
+      json::array({{{"op", "allreduce"},
+                    {"rows", json::array({{{"bytes", 8}, {"impls", {{"hvd", impl(1)}}}}})}}});
   for (const std::string& attack :
        {std::string("ring`touch X`"), std::string("a\" ; system(\"touch X\") ; \""),
         std::string("a'; system('touch X'); '"), std::string("ring\nsystem('touch X')"),
@@ -152,7 +153,8 @@ TEST_CASE("report_data: fields of the wrong type are configuration errors naming
   const json row = {{"bytes", 8}, {"impls", {{"hvd", impl(1)}}}};
   const auto bench_error = [](report::Input in, const std::string& says) {
     CAPTURE(says);
-    CHECK_THROWS_WITH_AS(report::bench_tables(in), doctest::Contains(says.c_str()), hvd::ConfigError);
+    CHECK_THROWS_WITH_AS(report::bench_tables(in), doctest::Contains(says.c_str()),
+                         hvd::ConfigError);
   };
   report::Input in = bench(json::array({{{"op", "allreduce"}, {"rows", json::array({row})}}}));
   in.doc["ranks"] = "2";
@@ -165,7 +167,8 @@ TEST_CASE("report_data: fields of the wrong type are configuration errors naming
               "results[0].op must be a string, not number");
   bench_error(bench(json::array({{{"op", "allreduce"}, {"rows", "many"}}})),
               "results[0].rows must be a list, not string");
-  bench_error(bench(json::array({{{"op", "allreduce"}, {"rows", json::array({{{"bytes", 8}, {"impls", 3}}})}}})),
+  bench_error(bench(json::array(
+                  {{{"op", "allreduce"}, {"rows", json::array({{{"bytes", 8}, {"impls", 3}}})}}})),
               "results[0].rows[0].impls must be an object, not number");
   bench_error(bench(json::array({{{"op", "allreduce"}, {"rows", json::array({"row"})}}})),
               "results[0].rows[0] has no \"impls\"");
@@ -176,8 +179,8 @@ TEST_CASE("report_data: fields of the wrong type are configuration errors naming
                        hvd::ConfigError);
   t = train(2, 10, nullptr);
   t.doc["batch_per_rank"] = "64";
-  CHECK_THROWS_WITH_AS(report::train_table({t}), doctest::Contains("batch_per_rank must be a whole"),
-                       hvd::ConfigError);
+  CHECK_THROWS_WITH_AS(report::train_table({t}),
+                       doctest::Contains("batch_per_rank must be a whole"), hvd::ConfigError);
   t = train(2, 10, nullptr);
   t.doc["img_per_sec_total"] = 12.5;
   CHECK_THROWS_WITH_AS(report::train_table({t}),

@@ -170,12 +170,14 @@ TEST_CASE("sbatch_render: a control character in a flag's value is refused, nami
                        hvd::UsageError);
 }
 
-TEST_CASE("sbatch_render: a profile's module, reason or flag that would make a shell line is refused") {
+TEST_CASE(
+    "sbatch_render: a profile's module, reason or flag that would make a shell line is refused") {
   profile::SiteProfile p = site();
   p.modules = {"gcc; echo pwned"};
-  CHECK_THROWS_WITH_AS(slurm::render_batch_script(request(), p, default_template(), "t"),
-                       doctest::Contains("setup.modules[0]: 'gcc; echo pwned' is not a module name"),
-                       hvd::ConfigError);
+  CHECK_THROWS_WITH_AS(
+      slurm::render_batch_script(request(), p, default_template(), "t"),
+      doctest::Contains("setup.modules[0]: 'gcc; echo pwned' is not a module name"),
+      hvd::ConfigError);
   p = site();
   p.env[1].reason = "fine\necho pwned";
   CHECK_THROWS_WITH_AS(slurm::render_batch_script(request(), p, default_template(), "t"),
