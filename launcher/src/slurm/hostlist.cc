@@ -23,8 +23,14 @@ constexpr size_t kMaxDigits = 19;
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// The text is quoted whole when short; a long one (up to 128 KiB in a variable) is cut so the
+// error stays one readable line.
 [[noreturn]] void fail(std::string_view text, const std::string& what) {
-  throw SchedulerError(str_cat("hostlist '", text, "': ", what));
+  constexpr size_t kQuoted = 100;
+  throw SchedulerError(str_cat("hostlist '", text.substr(0, kQuoted),
+                               text.size() > kQuoted ? str_cat("...' (", text.size(), " chars)")
+                                                     : std::string("'"),
+                               ": ", what));
 }
 
 // Splits the text into items at separators outside brackets, checking that brackets pair up.

@@ -213,3 +213,13 @@ TEST_CASE("hostlist: a host name longer than 255 characters is refused") {
   CHECK(contains(expand_error(prefix), "is longer than 255 characters"));
   CHECK(slurm::expand_hostlist(std::string(255, 'y')).size() == 1);
 }
+
+TEST_CASE("hostlist: a long list is quoted cut short in its error") {
+  std::string many_groups = "n";
+  while (many_groups.size() < 890) many_groups += "[0-65535]";
+  const std::string error = expand_error(many_groups);
+  CHECK(error.rfind("hostlist '" + many_groups.substr(0, 100) + "...' (" +
+                        std::to_string(many_groups.size()) + " chars): more than 65536 hosts",
+                    0) == 0);
+  CHECK(expand_error("x[3-1]") == "hostlist 'x[3-1]': range '3-1' is descending");
+}
