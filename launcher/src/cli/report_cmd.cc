@@ -28,6 +28,18 @@ std::vector<std::string> parse_formats(const std::string& text) {
   return formats;
 }
 
+// The input file's stem names its pictures (STEM-OP.png); the name reaches gnuplot's `set output`
+// and the output folder, so anything but letters, digits, '.', '_' and '-' becomes '_'.
+std::string picture_stem(const std::string& path) {
+  std::string stem = std::filesystem::path(path).stem().string().substr(0, 100);
+  for (char& c : stem) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) c = '_';
+  }
+  return stem.empty() || stem.front() == '.' ? "bench" + stem : stem;
+}
+
 // Every plot the inputs make: one per op of each hvd-bench file (named after the file), and
 // one for all hvd-train files together.
 std::vector<report::Plot> plots_for(const std::vector<report::Input>& inputs) {
@@ -39,7 +51,7 @@ std::vector<report::Plot> plots_for(const std::vector<report::Input>& inputs) {
       train.push_back(in);
       continue;
     }
-    const std::string stem = std::filesystem::path(in.path).stem().string();
+    const std::string stem = picture_stem(in.path);
     for (const report::BenchTable& t : report::bench_tables(in)) {
       const std::string name = stem + "-" + t.op;
       if (!names.insert(name).second) {

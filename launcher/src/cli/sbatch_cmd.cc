@@ -15,6 +15,7 @@
 
 #include "cli/slurm_run.h"
 #include "config/data_dirs.h"
+#include "files/atomic_file.h"
 #include "hvd/error.h"
 #include "profile/profile_guards.h"
 #include "slurm/slurm_tools.h"
@@ -36,30 +37,9 @@ std::vector<std::string> launch_line(const SbatchOptions& o, const profile::Site
   line.insert(line.end(), {"--profile", p.source.empty() ? p.name : p.source});
   line.insert(line.end(), o.hvdrun_args.begin(), o.hvdrun_args.end());
   line.push_back("--");
-  std::istringstream container(p.container);
-  for (std::string word; container >> word;) line.push_back(word);
+  line.insert(line.end(), p.container.begin(), p.container.end());  // one argument each
   line.insert(line.end(), o.command.begin(), o.command.end());
   return line;
-}
-
-// Writes next to the target and renames, so that a failure never leaves half a script.
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp-hvdrun";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out.flush()) {
-      std::remove(tmp.c_str());
-      throw ConfigError(str_cat("--output ", path, ": cannot write: ", std::strerror(errno)));
-    }
-  }
-  std::filesystem::permissions(tmp, std::filesystem::perms::owner_exec |
-                                        std::filesystem::perms::group_exec,
-                               std::filesystem::perm_options::add);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw ConfigError(str_cat("--output ", path, ": cannot write: ", std::strerror(errno)));
-  }
 }
 
 std::string trim(std::string s) {
@@ -133,7 +113,9 @@ CLI::App* register_sbatch(CLI::App& app, SbatchOptions& o) {
   cmd->add_option("--preempt-signal", r.preempt_signal, "That signal: USR1 or USR2 (USR2)")
       ->check(CLI::IsMember({"USR1", "USR2"}));
   cmd->add_flag("--exclusive", r.exclusive, "Whole nodes only");
-  cmd->add_option("--sbatch-arg", r.extra_directives, "Extra #SBATCH flag, as it is");
+  cmd->add_option(
+      "--sbatch-arg", r.extra_directives,
+      "Extra #SBATCH flag, one per --sbatch-arg (quoted for sbatch if it holds spaces)");
   cmd->add_option("--hvdrun-arg", o.hvdrun_args, "Option for hvdrun inside the job, e.g. --hvdrun-arg=-np --hvdrun-arg=8");
   cmd->add_option("-o,--output", o.output, "Write the script to this file instead of printing it");
   cmd->add_option("--template", o.template_file, "Your own mustache template");
@@ -158,7 +140,9 @@ int run_sbatch(const SbatchOptions& o, const EnvMap& env) {
                                : config::data_dir() + "/templates/sbatch/default.sbatch.mustache";
   const std::string script =
       slurm::render_batch_script(request, p, read_template(template_path), template_path);
-  if (!o.output.empty()) write_atomically(o.output, script);
+  // hvd::files: a mkstemp name beside the target, fsync, rename, directory fsync. Never a
+  // predictable temporary name, which another user's symlink could point at a file of ours.
+  if (!o.output.empty()) files::write_file_atomically(o.output, script, 0755);
   if (o.submit) {
     std::cout << submit(script, env) << std::endl;
   } else if (o.output.empty()) {

@@ -90,6 +90,10 @@ LaunchConfig resolve_launch_config(const RunOptions& opts, const std::string& de
     cfg.num_proc = *opts.num_proc;
     cfg.host = {"localhost", cfg.num_proc};
   }
+  if (cfg.num_proc > kMaxRanks) {  // only -np can: -H and hostfile slots stop at 999999
+    throw UsageError(
+        str_cat("-np ", cfg.num_proc, ": hvdrun starts at most ", kMaxRanks, " ranks"));
+  }
 
   if (opts.command.empty()) {
     throw UsageError("no program given: put it after the options, e.g. hvdrun -np 4 -- python3 train.py");

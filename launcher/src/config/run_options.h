@@ -9,6 +9,12 @@
 
 namespace hvd::launcher::config {
 
+/// The most ranks hvdrun starts: above the largest machines' GPU counts (Frontier ~75k GCDs,
+/// Aurora ~128k tiles), and low enough that the plan (about 14 KB per rank, linear: -np 65536
+/// --dry-run peaks at 0.9 GB, 262144 at 3.7 GB) fits a login node. `-np 2147483647 --dry-run`
+/// used to end in bad_alloc (exit 70).
+inline constexpr int kMaxRanks = 1 << 17;
+
 struct RunOptions {
   std::optional<int> num_proc;
   std::string hosts;  // -H

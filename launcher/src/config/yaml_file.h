@@ -10,11 +10,12 @@
 
 namespace hvd::launcher::config {
 
-/// Parses `path`. Throws ConfigError "PATH: cannot read: <reason>" or
+/// Parses `path` as load_yaml_text() does. Throws ConfigError "PATH: cannot read: <reason>" or
 /// "PATH:LINE:COL: malformed YAML: <reason>".
 YAML::Node load_yaml_file(const std::string& path);
 
-/// Parses YAML text; `name` stands in for the file name in errors.
+/// Parses YAML text; `name` stands in for the file name in errors. Anchors and aliases are
+/// refused (ConfigError "NAME:LINE:COL: an alias (*name): ..."), so nothing can expand them.
 YAML::Node load_yaml_text(const std::string& text, const std::string& name);
 
 /// "FILE:LINE:COL" for a node (1-based, as editors count).

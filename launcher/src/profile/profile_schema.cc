@@ -14,66 +14,17 @@
 #include "config/yaml_file.h"
 #include "hvd/error.h"
 #include "profile/profile_guards.h"
+#include "profile/profile_cross_checks.h"
 #include "profile/profile_merge.h"
+#include "profile/profile_reader.h"
+#include "slurm/script_text.h"
 
 namespace hvd::launcher::profile {
 namespace {
 
-using config::where;
-
-// ---- Reading the merged tree. Each key of the schema is one row of a table below; a row
-// converts and checks its value, and read_fields() refuses keys that have no row.
-
-class Reader {
- public:
-  explicit Reader(const ProfileOrigins& origins) : origins_(origins) {}
-
-  const std::string& file(const std::string& path) const { return origins_.file_of(path); }
-
-  [[noreturn]] void fail(const std::string& path, const YAML::Node& node,
-                         const std::string& what) const {
-    throw ConfigError(
-        str_cat(where(file(path), node), ": ", path.empty() ? "the file" : path, ": ", what));
-  }
-  [[noreturn]] void missing(const std::string& path) const {
-    throw ConfigError(str_cat(origins_.where_key(path), ": ", path, ": required, but not given"));
-  }
-  std::string text(const YAML::Node& n, const std::string& path) const {
-    return config::as_string(file(path), n, path);
-  }
-  int number(const YAML::Node& n, const std::string& path, int min, int max) const {
-    const int v = config::as_int(file(path), n, path);
-    if (v < min || v > max) {
-      fail(path, n,
-           max == INT_MAX ? str_cat(v, " is below the minimum ", min)
-                          : str_cat(v, " is outside ", min, "..", max));
-    }
-    return v;
-  }
-  bool flag(const YAML::Node& n, const std::string& path) const {
-    return config::as_bool(file(path), n, path);
-  }
-  std::vector<YAML::Node> items(const YAML::Node& n, const std::string& path) const {
-    if (!n.IsSequence()) fail(path, n, str_cat("expected a list, got ", describe(n)));
-    return std::vector<YAML::Node>(n.begin(), n.end());
-  }
-  void keys(const YAML::Node& map, const std::string& path,
-            const std::vector<std::string>& allowed) const {
-    if (!map.IsMap()) fail(path, map, str_cat("expected a mapping, got ", describe(map)));
-    for (const auto& kv : map) {
-      const std::string key = kv.first.Scalar();
-      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-      std::string list;
-      for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      const std::string full = join_key(path, key);
-      throw ConfigError(
-          str_cat(origins_.where_key(full), ": unknown key '", full, "' (known here: ", list, ")"));
-    }
-  }
-
- private:
-  const ProfileOrigins& origins_;
-};
+// ---- Reading the merged tree (Reader, profile_reader.h). Each key of the schema is one row of a
+// table below; a row converts and checks its value, and read_fields() refuses keys that have no
+// row.
 
 template <typename T>
 using Setter = std::function<void(const Reader&, const YAML::Node&, const std::string&, T&)>;
@@ -163,6 +114,36 @@ const Check kCpuList = [](const Reader& r, const YAML::Node& n, const std::strin
   }
   if (cpus.empty()) r.fail(p, n, "names no CPUs");
 };
+
+const Check kModuleName = [](const Reader& r, const YAML::Node& n, const std::string& p,
+                             const std::string& v) {
+  if (v.empty()) r.fail(p, n, "must not be empty");
+  if (!slurm::is_module_name(v)) {
+    r.fail(p, n,
+           str_cat("'", v,
+                   "' is not a module name (a letter or digit, then letters, digits "
+                   "and _.+-/@:=); each becomes `module load NAME` in batch scripts"));
+  }
+};
+
+// setup.container: a list of words, each one argument. One string is taken as one word; a
+// string with spaces was once split on them, so it is refused rather than guessed at.
+Field<SiteProfile> container_words() {
+  return {"container",
+          [](const Reader& r, const YAML::Node& n, const std::string& p, SiteProfile& out) {
+            out.container.clear();
+            if (!n.IsSequence()) {
+              out.container.push_back(r.text(n, p));
+              if (out.container.back().find(' ') == std::string::npos) return;
+              r.fail(p, n, "write it as a list of words, e.g. [apptainer, exec, --nv, X.sif]");
+            }
+            const std::vector<YAML::Node> items = r.items(n, p);
+            for (size_t i = 0; i < items.size(); ++i) {
+              out.container.push_back(r.text(items[i], str_cat(p, "[", i, "]")));
+              kNonEmpty(r, items[i], str_cat(p, "[", i, "]"), out.container.back());
+            }
+          }};
+}
 
 template <typename T>
 Field<T> text(const char* key, std::string T::*m, const Check& check = kAny,
@@ -291,8 +272,8 @@ const std::vector<Field<P>>& schema() {
           texts("srun_args", &P::srun_args, kNonEmpty),
           text("net_plugin", &P::net_plugin)}),
       section("setup", {
-          texts("modules", &P::modules, kNonEmpty),
-          text("container", &P::container),
+          texts("modules", &P::modules, kModuleName),
+          container_words(),
           texts("commands", &P::setup_commands, kNonEmpty)}),
       records<EnvVar>("env", &P::env, {
           text("name", &EnvVar::name, kEnvName, true),
@@ -307,94 +288,6 @@ const std::vector<Field<P>>& schema() {
   return rows;
 }
 
-// ---- Checks across keys, once every value has been read.
-
-YAML::Node value_at(const YAML::Node& root, const char* section, const char* key) {
-  const YAML::Node sec = root[section];
-  return sec && sec.IsMap() ? sec[key] : YAML::Node(YAML::NodeType::Undefined);
-}
-
-void check_per_gpu(const Reader& r, const YAML::Node& root, const char* section, const char* key,
-                   size_t entries, int gpus) {
-  if (entries == 0 || entries == static_cast<size_t>(gpus)) return;
-  r.fail(join_key(section, key), value_at(root, section, key),
-         str_cat("has ", entries, entries == 1 ? " entry" : " entries", " but node.gpus is ", gpus,
-                 "; give one per GPU"));
-}
-
-void check_gpus(const Reader& r, const YAML::Node& root, const SiteProfile& s) {
-  const int gpus = s.gpus_per_node;
-  if (gpus > 0 && s.gpu_vendor == "none") {
-    const YAML::Node vendor = value_at(root, "node", "gpu_vendor");
-    if (vendor) r.fail("node.gpu_vendor", vendor, str_cat("is none but node.gpus is ", gpus));
-    r.fail("node.gpus", value_at(root, "node", "gpus"),
-           str_cat("is ", gpus, " but node.gpu_vendor is not given; say nvidia or amd"));
-  }
-  check_per_gpu(r, root, "node", "gpu_numa", s.gpu_numa.size(), gpus);
-  check_per_gpu(r, root, "node", "gpu_cpus", s.gpu_cpus.size(), gpus);
-  check_per_gpu(r, root, "binding", "gpu_order", s.gpu_order.size(), gpus);
-  for (size_t i = 0; i < s.gpu_numa.size(); ++i) {
-    if (s.gpu_numa[i] < s.numa_domains) continue;
-    r.fail(str_cat("node.gpu_numa[", i, "]"), value_at(root, "node", "gpu_numa")[i],
-           str_cat("NUMA domain ", s.gpu_numa[i], " does not exist; node.numa_domains is ",
-                   s.numa_domains));
-  }
-  std::set<int> seen;
-  for (size_t i = 0; i < s.gpu_order.size(); ++i) {
-    const int g = s.gpu_order[i];
-    const std::string p = str_cat("binding.gpu_order[", i, "]");
-    const YAML::Node n = value_at(root, "binding", "gpu_order")[i];
-    if (g >= gpus) r.fail(p, n, str_cat("GPU ", g, " does not exist; GPUs are 0..", gpus - 1));
-    if (!seen.insert(g).second) r.fail(p, n, str_cat("GPU ", g, " is listed twice"));
-  }
-}
-
-// gpu_request may use {gpus} and {gpu_type}; an empty one asks for no GPUs.
-void check_gpu_request(const Reader& r, const YAML::Node& root, const SiteProfile& s) {
-  const std::string& req = s.gpu_request;
-  const auto fail = [&](const std::string& what) {
-    r.fail("scheduler.gpu_request", value_at(root, "scheduler", "gpu_request"), what);
-  };
-  if (!req.empty() && req.find("{gpus}") == std::string::npos) fail("must contain {gpus}");
-  static const std::regex placeholder(R"(\{([^}]*)\})");
-  for (std::sregex_iterator it(req.begin(), req.end(), placeholder), end; it != end; ++it) {
-    const std::string name = (*it)[1];
-    if (name != "gpus" && name != "gpu_type") {
-      fail(str_cat("unknown placeholder {", name, "}; use {gpus} and {gpu_type}"));
-    }
-    if (name == "gpu_type" && s.gpu_type.empty()) {
-      fail("uses {gpu_type} but scheduler.gpu_type is not set");
-    }
-  }
-}
-
-void check_scheduler(const Reader& r, const YAML::Node& root, const SiteProfile& s) {
-  check_gpu_request(r, root, s);
-  if (s.partition.empty() || s.partitions.empty()) return;
-  std::string names;
-  for (const Partition& p : s.partitions) {
-    if (p.name == s.partition) return;
-    names += (names.empty() ? "" : ", ") + p.name;
-  }
-  r.fail("scheduler.partition", value_at(root, "scheduler", "partition"),
-         str_cat("'", s.partition, "' is not among scheduler.partitions (", names, ")"));
-}
-
-void check_env(const Reader& r, const YAML::Node& root, const SiteProfile& s) {
-  for (size_t i = 0; i < s.env.size(); ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (s.env[j].name != s.env[i].name) continue;
-      const std::string p = str_cat("env[", i, "].name");
-      r.fail(p, root["env"][i]["name"], str_cat(s.env[i].name, " is already set by env[", j, "]"));
-    }
-  }
-  const int port = s.master_port_base;
-  if (port != 0 && port < 1024) {
-    r.fail("rendezvous.master_port_base", value_at(root, "rendezvous", "master_port_base"),
-           str_cat(port, " is a privileged port; use 1024..55535, or 0 for hvdrun's default"));
-  }
-}
-
 }  // namespace
 
 SiteProfile read_profile(const YAML::Node& root, const ProfileOrigins& origins) {
@@ -405,9 +298,7 @@ SiteProfile read_profile(const YAML::Node& root, const ProfileOrigins& origins) 
   if (!value_at(root, "binding", "gpu_env") && s.gpu_vendor == "amd") {
     s.gpu_env = "ROCR_VISIBLE_DEVICES";
   }
-  check_gpus(r, root, s);
-  check_scheduler(r, root, s);
-  check_env(r, root, s);
+  check_across_keys(r, root, s);
   return s;
 }
 

@@ -81,7 +81,8 @@ struct SiteProfile {
 
   // setup:
   std::vector<std::string> modules;    // `module load` each, in order
-  std::string container;               // a line that wraps the command, e.g. "apptainer exec --nv X.sif"
+  /// Words put before the command, each one argument: {"apptainer", "exec", "--nv", "X.sif"}.
+  std::vector<std::string> container;
   std::vector<std::string> setup_commands;  // shell lines run before launching
 
   std::vector<EnvVar> env;

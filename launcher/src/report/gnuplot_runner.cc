@@ -11,8 +11,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "exec/program_lookup.h"
+#include "files/atomic_file.h"
 #include "hvd/error.h"
 #include "net/socket.h"
 
@@ -21,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A scratch folder inside the output folder (so renames out of it stay on one file system),
+// A scratch folder (mkdtemp: an unpredictable name, mode 0700) inside the output folder,
 // removed with everything in it when the report is done or has failed.
 class ScratchDir {
  public:
@@ -49,6 +51,14 @@ void write_file(const fs::path& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary);
   out << content;
   if (!out.flush()) throw LaunchError(str_cat("cannot write ", path.string()));
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in || in.bad()) throw LaunchError(str_cat("cannot read what gnuplot drew: ", path.string()));
+  return text.str();
 }
 
 // Runs `gnuplot script` in `dir`; returns its exit status and what it wrote to stderr.
@@ -126,12 +136,13 @@ std::vector<std::string> render(const std::string& gnuplot, const std::string& o
       throw LaunchError(str_cat("gnuplot drew no ", name, " (", err, "); nothing was written"));
     }
   }
+  // Through hvd::files: each picture is copied to a mkstemp name beside its target, fsynced and
+  // renamed over it, so a crash leaves the old picture or the new one, and a symlink planted
+  // at the target is replaced, never written through.
   std::vector<std::string> written;
   for (const std::string& name : outputs) {
     const fs::path target = fs::path(output_dir) / name;
-    fs::rename(fs::path(scratch.path()) / name, target, ec);
-    if (ec)
-      throw LaunchError(str_cat("cannot move ", name, " into ", output_dir, ": ", ec.message()));
+    files::write_file_atomically(target.string(), read_file(fs::path(scratch.path()) / name));
     written.push_back(target.string());
   }
   return written;

@@ -16,9 +16,10 @@ namespace hvd::launcher::report {
 std::string find_gnuplot(const EnvMap& env);
 
 /// Writes `files` (name, content) and `script` into a fresh folder inside `output_dir`, runs
-/// `gnuplot script` there, then renames each of `outputs` into `output_dir` (same file system,
-/// so each rename is atomic) and removes the folder. Returns the final paths. Throws
-/// LaunchError with gnuplot's own message when it fails, draws nothing or runs past `limit`.
+/// `gnuplot script` there (argv, no shell), then, once every one of `outputs` was drawn, writes
+/// each into `output_dir` through hvd::files::write_file_atomically and removes the folder. Returns
+/// the final paths. Throws LaunchError with gnuplot's own message when it fails, draws nothing or
+/// runs past `limit`.
 std::vector<std::string> render(const std::string& gnuplot, const std::string& output_dir,
                                 const std::vector<std::pair<std::string, std::string>>& files,
                                 const std::string& script, const std::vector<std::string>& outputs,

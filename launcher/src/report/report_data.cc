@@ -2,6 +2,7 @@
 #include "report/report_data.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -25,16 +26,71 @@ const json& field(const Input& in, const json& obj, const std::string& key,
   return obj.at(key);
 }
 
+// nlohmann's get<>() on the wrong type throws type_error, which main() would report as an
+// internal error (exit 70); every read of the file goes through these instead.
+[[noreturn]] void wrong_type(const Input& in, const std::string& where, const std::string& key,
+                             const char* expected, const json& got) {
+  throw ConfigError(str_cat(in.path, ": ", where, ".", key, " must be ", expected, ", not ",
+                            got.type_name(), "; is it ", in.tool, " --json output?"));
+}
+
 double number(const Input& in, const json& obj, const std::string& key, const std::string& where) {
   const json& v = field(in, obj, key, where);
-  if (!v.is_number())
-    throw ConfigError(str_cat(in.path, ": ", where, ".", key, " is not a number"));
+  if (!v.is_number()) wrong_type(in, where, key, "a number", v);
   return v.get<double>();
 }
 
-std::string text_or(const json& obj, const std::string& key, const std::string& fallback) {
+const json& array(const Input& in, const json& obj, const std::string& key,
+                  const std::string& where) {
+  const json& v = field(in, obj, key, where);
+  if (!v.is_array()) wrong_type(in, where, key, "a list", v);
+  return v;
+}
+
+const json& object(const Input& in, const json& obj, const std::string& key,
+                   const std::string& where) {
+  const json& v = field(in, obj, key, where);
+  if (!v.is_object()) wrong_type(in, where, key, "an object", v);
+  return v;
+}
+
+// A whole number of at most a million, or `fallback` when absent.
+int count_or(const Input& in, const json& obj, const std::string& key, int fallback) {
   const auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
+  if (it == obj.end()) return fallback;
+  if (!it->is_number_integer() || it->get<std::int64_t>() < 0 ||
+      it->get<std::int64_t>() > 1000000) {
+    wrong_type(in, "the top level", key, "a whole number from 0 to 1000000", *it);
+  }
+  return static_cast<int>(it->get<std::int64_t>());
+}
+
+// Strings from the file end up in gnuplot commands (titles) and file names. gnuplot runs
+// backquotes and @macros, and a newline ends a command, so only these characters get through;
+// anything else is refused rather than escaped (hvd-bench and hvd-train never write it).
+bool is_label_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view(" _.,:/()+=-").find(c) != std::string_view::npos;
+}
+
+std::string checked_label(const Input& in, const std::string& where, const std::string& key,
+                          const std::string& text) {
+  const bool ok = text.size() <= 64 && std::all_of(text.begin(), text.end(), is_label_char);
+  if (!ok) {
+    throw ConfigError(str_cat(in.path, ": ", where, ".", key,
+                              " may hold only up to 64 letters, digits, spaces and _.,:/()+=- "
+                              "(hvd-bench and hvd-train write nothing else); got ",
+                              json(text).dump()));
+  }
+  return text;
+}
+
+std::string text_or(const Input& in, const json& obj, const std::string& key,
+                    const std::string& fallback) {
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return fallback;
+  if (!it->is_string()) wrong_type(in, "the top level", key, "a string", *it);
+  return checked_label(in, "the top level", key, it->get<std::string>());
 }
 
 std::string format_cell(const std::optional<double>& v) {
@@ -45,23 +101,40 @@ std::string format_cell(const std::optional<double>& v) {
   return out.str();
 }
 
-std::string bench_title(const json& doc, const std::string& op) {
-  const int ranks = doc.value("ranks", 0), hosts = doc.value("hosts", 1);
+std::string bench_title(const Input& in, const std::string& op) {
+  const int ranks = count_or(in, in.doc, "ranks", 0), hosts = count_or(in, in.doc, "hosts", 1);
   return str_cat(op, ", ", ranks, " ranks on ", hosts, hosts == 1 ? " host" : " hosts", " (",
-                 text_or(doc, "backend", "?"), ", ", text_or(doc, "dtype", "?"), ")");
+                 text_or(in, in.doc, "backend", "?"), ", ", text_or(in, in.doc, "dtype", "?"), ")");
+}
+
+// The op names output files (STEM-OP.png), so it is held to a file-name alphabet.
+std::string op_name(const Input& in, const json& result, const std::string& where) {
+  const json& v = field(in, result, "op", where);
+  if (!v.is_string()) wrong_type(in, where, "op", "a string", v);
+  const std::string op = v.get<std::string>();
+  const bool ok = !op.empty() && op.size() <= 32 && std::all_of(op.begin(), op.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!ok) {
+    throw ConfigError(str_cat(in.path, ": ", where,
+                              ".op must be a name of up to 32 letters, "
+                              "digits and _ (e.g. allreduce); got ",
+                              v.dump()));
+  }
+  return op;
 }
 
 BenchTable bench_table(const Input& in, const json& result, size_t index) {
   const std::string where = str_cat("results[", index, "]");
   BenchTable t;
-  t.op = field(in, result, "op", where).get<std::string>();
-  t.title = bench_title(in.doc, t.op);
-  const json& rows = field(in, result, "rows", where);
+  t.op = op_name(in, result, where);
+  t.title = bench_title(in, t.op);
+  const json& rows = array(in, result, "rows", where);
   std::vector<std::pair<double, std::map<std::string, double>>> parsed;
   for (size_t r = 0; r < rows.size(); ++r) {
     const std::string row_where = str_cat(where, ".rows[", r, "]");
     std::map<std::string, double> cells;
-    for (const auto& [impl, values] : field(in, rows[r], "impls", row_where).items()) {
+    for (const auto& [impl, values] : object(in, rows[r], "impls", row_where).items()) {
       cells[impl] = number(in, values, "busbw_GBps", str_cat(row_where, ".impls.", impl));
     }
     parsed.emplace_back(number(in, rows[r], "bytes", row_where), std::move(cells));
@@ -88,14 +161,18 @@ BenchTable bench_table(const Input& in, const json& result, size_t index) {
 TrainRow train_row(const Input& in) {
   TrainRow row;
   const double ranks = number(in, in.doc, "ranks", "the top level");
-  row.ranks = static_cast<int>(ranks);
-  if (row.ranks < 1 || row.ranks != ranks) {
-    throw ConfigError(str_cat(in.path, ": \"ranks\" must be a positive whole number"));
+  // Checked before the cast: a double outside int's range does not convert.
+  if (!(ranks >= 1 && ranks <= 1000000) || ranks != static_cast<double>(static_cast<int>(ranks))) {
+    throw ConfigError(str_cat(in.path, ": \"ranks\" must be a whole number from 1 to 1000000"));
   }
-  const json& total = field(in, in.doc, "img_per_sec_total", "the top level");
+  row.ranks = static_cast<int>(ranks);
+  const json& total = object(in, in.doc, "img_per_sec_total", "the top level");
   row.img_per_sec = number(in, total, "mean", "img_per_sec_total");
   row.img_per_sec_ci = total.contains("ci") ? number(in, total, "ci", "img_per_sec_total") : 0;
   const json& eff = field(in, in.doc, "scaling_efficiency", "the top level");
+  if (!eff.is_number() && !eff.is_null()) {
+    wrong_type(in, "the top level", "scaling_efficiency", "a number or null", eff);
+  }
   row.efficiency = eff.is_number() ? eff.get<double>() : -1;  // -1: compute it
   return row;
 }
@@ -111,7 +188,8 @@ Input load_input(const std::string& path) {
   } catch (const json::parse_error& e) {
     throw ConfigError(str_cat(path, ": not valid JSON (", e.what(), ")"));
   }
-  in.tool = in.doc.is_object() ? text_or(in.doc, "tool", "") : "";
+  const auto tool = in.doc.is_object() ? in.doc.find("tool") : in.doc.end();
+  in.tool = tool != in.doc.end() && tool->is_string() ? tool->get<std::string>() : "";
   if (in.tool != "hvd-bench" && in.tool != "hvd-train") {
     throw ConfigError(str_cat(path, ": not hvd-bench or hvd-train JSON (\"tool\" is ",
                               in.tool.empty() ? "missing" : "\"" + in.tool + "\"",
@@ -122,7 +200,7 @@ Input load_input(const std::string& path) {
 
 std::vector<BenchTable> bench_tables(const Input& in) {
   std::vector<BenchTable> tables;
-  const json& results = field(in, in.doc, "results", "the top level");
+  const json& results = array(in, in.doc, "results", "the top level");
   for (size_t i = 0; i < results.size(); ++i) {
     BenchTable t = bench_table(in, results[i], i);
     if (!t.bytes.empty()) tables.push_back(std::move(t));
@@ -152,9 +230,9 @@ TrainTable train_table(const std::vector<Input>& inputs) {
       if (r.efficiency < 0)
         r.efficiency = base_per_rank > 0 ? r.img_per_sec / r.ranks / base_per_rank : 0;
     }
-    const json& doc = inputs.front().doc;
-    t.title = str_cat("hvd-train scaling (", text_or(doc, "device", "?"), ", batch ",
-                      doc.value("batch_per_rank", 0), " per rank)");
+    const Input& first = inputs.front();
+    t.title = str_cat("hvd-train scaling (", text_or(first, first.doc, "device", "?"), ", batch ",
+                      count_or(first, first.doc, "batch_per_rank", 0), " per rank)");
   }
   return t;
 }

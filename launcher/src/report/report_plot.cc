@@ -18,13 +18,18 @@ std::string terminal_for(const std::string& format) {
 
 }  // namespace
 
+// Single quotes: gnuplot expands backquotes (a shell command) and backslash escapes inside
+// double quotes, never inside single ones, where '' is the only escape. A newline would end the
+// command, so a control character here is a bug: report_data lets none through.
 std::string gnuplot_quote(const std::string& text) {
-  std::string out = "\"";
+  std::string out = "'";
   for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c == '\n' ? ' ' : c;
+    HVD_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f,
+              "control character in a gnuplot string: ", text);
+    out += c;
+    if (c == '\'') out += '\'';
   }
-  return out + "\"";
+  return out + "'";
 }
 
 Plot bench_plot(const BenchTable& t, const std::string& name) {
@@ -38,7 +43,7 @@ Plot bench_plot(const BenchTable& t, const std::string& name) {
   c += "set grid\nset key top left\nset datafile missing '?'\n";
   c += "plot ";
   for (size_t i = 0; i < t.impls.size(); ++i) {
-    c += str_cat(i == 0 ? "" : ", ", "'", p.data_file, "' using 1:", i + 2,
+    c += str_cat(i == 0 ? "" : ", ", gnuplot_quote(p.data_file), " using 1:", i + 2,
                  " with linespoints lw 2 pt 7 title ", gnuplot_quote(t.impls[i]));
   }
   p.commands = c + "\n";
@@ -57,10 +62,11 @@ Plot train_plot(const TrainTable& t, const std::string& name) {
   c += "set ylabel 'images per second (all ranks)'\nset yrange [0:*]\nset ytics nomirror\n";
   c += "set y2label 'scaling efficiency'\nset y2range [0:1.2]\nset y2tics 0.2\n";
   c += "set grid\nset key bottom right\n";
-  c += str_cat("plot '", p.data_file, "' using 1:2:3 with yerrorlines lw 2 pt 7 title ",
-               gnuplot_quote("images/sec"), ", '", p.data_file,
-               "' using 1:4 axes x1y2 with linespoints lw 2 pt 5 dt 2 title ",
-               gnuplot_quote("scaling efficiency"), "\n");
+  c +=
+      str_cat("plot ", gnuplot_quote(p.data_file), " using 1:2:3 with yerrorlines lw 2 pt 7 title ",
+              gnuplot_quote("images/sec"), ", ", gnuplot_quote(p.data_file),
+              " using 1:4 axes x1y2 with linespoints lw 2 pt 5 dt 2 title ",
+              gnuplot_quote("scaling efficiency"), "\n");
   p.commands = c;
   return p;
 }
@@ -71,7 +77,7 @@ std::string gnuplot_script(const std::vector<Plot>& plots,
   for (const std::string& format : formats) {
     for (const Plot& p : plots) {
       script += "reset\n" + terminal_for(format);
-      script += str_cat("set output '", p.name, ".", format, "'\n");
+      script += str_cat("set output ", gnuplot_quote(p.name + "." + format), "\n");
       script += p.commands;
       script += "unset output\n";
     }

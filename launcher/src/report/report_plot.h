@@ -29,7 +29,8 @@ inline const std::vector<std::string> kFormats = {"png", "svg"};
 /// One script that draws every plot in every format: NAME.FORMAT in gnuplot's working folder.
 std::string gnuplot_script(const std::vector<Plot>& plots, const std::vector<std::string>& formats);
 
-/// A string as a gnuplot double-quoted literal.
+/// A string as a gnuplot single-quoted literal, in which gnuplot substitutes nothing. A control
+/// character is a caller bug (InternalError): the callers pass only checked labels.
 std::string gnuplot_quote(const std::string& text);
 
 }  // namespace hvd::launcher::report

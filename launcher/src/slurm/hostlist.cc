@@ -14,14 +14,23 @@ namespace {
 // Slurm's own cap on one range (MAX_RANGE in hostlist.c). We also cap the whole list, which Slurm
 // does not: no cluster has more nodes, and it stops "a[0-60000]b[0-60000]" from eating memory.
 constexpr std::uint64_t kMaxHosts = 65536;
+// Linux host names are at most 64 bytes and DNS names 253; a longer one is a mistake, and the cap
+// bounds the memory of the whole list at kMaxHosts * kMaxNameLength.
+constexpr size_t kMaxNameLength = 255;
 // Numbers of up to 19 digits always fit in 64 bits; longer digit runs stay literal text.
 constexpr size_t kMaxDigits = 19;
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// The text is quoted whole when short; a long one (up to 128 KiB in a variable) is cut so the
+// error stays one readable line.
 [[noreturn]] void fail(std::string_view text, const std::string& what) {
-  throw SchedulerError(str_cat("hostlist '", text, "': ", what));
+  constexpr size_t kQuoted = 100;
+  throw SchedulerError(str_cat("hostlist '", text.substr(0, kQuoted),
+                               text.size() > kQuoted ? str_cat("...' (", text.size(), " chars)")
+                                                     : std::string("'"),
+                               ": ", what));
 }
 
 // Splits the text into items at separators outside brackets, checking that brackets pair up.
@@ -67,8 +76,12 @@ std::string format_like(std::uint64_t value, std::string_view lower_bound) {
   return digits;
 }
 
-// Appends the names of one range ("08-11" or "7") of `text` to `out`.
-void expand_range(std::string_view text, std::string_view range, std::vector<std::string>& out) {
+// Appends the names of one range ("08-11" or "7") of `text` to `out`. `values` counts the values
+// of every bracket group of the whole text so far: each group is expanded before the product
+// is, so the cap on hosts alone let a short list of many groups allocate kMaxHosts values per
+// group (a 901-byte SLURM_JOB_NODELIST took 210 MB).
+void expand_range(std::string_view text, std::string_view range, std::vector<std::string>& out,
+                  std::uint64_t& values) {
   const auto parse_bound = [&](std::string_view num) {
     if (!num.empty() && num.front() == '-') {
       fail(text, str_cat("range '", range, "': negative numbers are not allowed"));
@@ -91,6 +104,11 @@ void expand_range(std::string_view text, std::string_view range, std::vector<std
   if (hi - lo >= kMaxHosts || out.size() + (hi - lo) >= kMaxHosts) {
     fail(text, str_cat("range '", range, "' makes more than ", kMaxHosts, " hosts"));
   }
+  if (values + (hi - lo) >= kMaxHosts) {
+    fail(text, str_cat("more than ", kMaxHosts, " hosts (its bracket groups hold more than ",
+                       kMaxHosts, " numbers in all)"));
+  }
+  values += hi - lo + 1;
   for (std::uint64_t v = lo;; ++v) {
     out.push_back(format_like(v, lo_text));
     if (v == hi) break;  // not `v <= hi` in the loop head: hi may be the largest uint64
@@ -98,10 +116,12 @@ void expand_range(std::string_view text, std::string_view range, std::vector<std
 }
 
 // The values of one bracket group's contents ("1-3,007").
-std::vector<std::string> expand_group(std::string_view text, std::string_view group) {
+std::vector<std::string> expand_group(std::string_view text, std::string_view group,
+                                      std::uint64_t& values_so_far) {
   if (group.empty()) fail(text, "empty brackets '[]'");
   std::vector<std::string> values;
-  util::for_each_item(group, [&](std::string_view range) { expand_range(text, range, values); });
+  util::for_each_item(
+      group, [&](std::string_view range) { expand_range(text, range, values, values_so_far); });
   return values;
 }
 
@@ -111,13 +131,14 @@ struct Item {
   std::vector<std::vector<std::string>> groups;
 };
 
-Item parse_item(std::string_view text, std::string_view item) {
+Item parse_item(std::string_view text, std::string_view item, std::uint64_t& values_so_far) {
   Item parsed;
   size_t start = 0;
   for (size_t open = item.find('['); open != std::string_view::npos; open = item.find('[', start)) {
     const size_t close = item.find(']', open);  // split_items() checked that it exists
     parsed.texts.push_back(item.substr(start, open - start));
-    parsed.groups.push_back(expand_group(text, item.substr(open + 1, close - open - 1)));
+    parsed.groups.push_back(
+        expand_group(text, item.substr(open + 1, close - open - 1), values_so_far));
     start = close + 1;
   }
   parsed.texts.push_back(item.substr(start));
@@ -141,6 +162,10 @@ void append_product(std::string_view text, const Item& item, std::vector<std::st
   for (std::uint64_t k = 0; k < count; ++k) {
     std::string name(item.texts[0]);
     for (size_t g = 0; g < n; ++g) name.append(item.groups[g][index[g]]).append(item.texts[g + 1]);
+    if (name.size() > kMaxNameLength) {
+      fail(text, str_cat("host name '", name.substr(0, 40), "...' is longer than ", kMaxNameLength,
+                         " characters"));
+    }
     out.push_back(std::move(name));
     for (const size_t g : fastest_first) {
       if (++index[g] < item.groups[g].size()) break;
@@ -188,8 +213,9 @@ std::string compress_runs(const std::vector<NumberedHost>& hosts, size_t begin, 
 
 std::vector<std::string> expand_hostlist(std::string_view text) {
   std::vector<std::string> hosts;
+  std::uint64_t group_values = 0;
   for (const std::string_view item : split_items(text)) {
-    append_product(text, parse_item(text, item), hosts);
+    append_product(text, parse_item(text, item, group_values), hosts);
   }
   return hosts;
 }

@@ -23,8 +23,9 @@ namespace hvd::launcher::slurm {
 ///   a2b3c5 a2b3c6 a1b4c5 a1b4c6 a2b4c5 a2b4c6 (checked against scontrol 22.05).
 /// Throws SchedulerError quoting the text and saying what is wrong for a descending range
 /// ("x[3-1]"), an empty group ("x[]"), a non-decimal or negative number, an unclosed '[', a stray
-/// ']', nested brackets, an empty item, a range of more than 65536 hosts ("x[0-65536]") or more
-/// than 65536 hosts in all.
+/// ']', nested brackets, an empty item, a range of more than 65536 hosts ("x[0-65536]"), more
+/// than 65536 hosts in all, bracket groups holding more than 65536 numbers in all
+/// ("a[0-40000]b[0-40000]"), or a host name longer than 255 characters.
 std::vector<std::string> expand_hostlist(std::string_view text);
 
 /// Compresses host names into a hostlist that expand_hostlist() (and scontrol 22.05, since no

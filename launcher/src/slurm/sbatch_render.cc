@@ -5,6 +5,7 @@
 
 #include "hvd/build_config.h"
 #include "hvd/error.h"
+#include "slurm/script_text.h"
 #include "slurm/srun_command.h"
 #include "slurm/time_limit.h"
 
@@ -70,10 +71,64 @@ std::string squeeze_blank_lines(const std::string& text) {
   return out;
 }
 
+// The flags whose values go into #SBATCH lines as they are.
+void check_request_text(const BatchRequest& r) {
+  const auto check = [](const char* flag, const std::string& value) {
+    if (find_control_char(value) == std::string::npos) return;
+    throw UsageError(str_cat(flag, ": the value holds ", describe_control_char(value),
+                             ", which would end its #SBATCH line and start a shell line; "
+                             "give it on one line without control characters"));
+  };
+  check("-J/--job-name", r.job_name);
+  check("-A/--account", r.account);
+  check("-p/--partition", r.partition);
+  check("-q/--qos", r.qos);
+  check("-t/--time", r.time);
+  check("--log", r.log_file);
+  check("--preempt-signal", r.preempt_signal);
+  for (const std::string& extra : r.extra_directives) check("--sbatch-arg", extra);
+}
+
+// The profile's values that reach the script outside shell quotes. The schema refuses control
+// characters and odd module names when it loads a file; this catches a profile built any other
+// way, before a bad value can turn into a shell line.
+void check_profile_text(const profile::SiteProfile& p) {
+  const auto check = [&](const std::string& field, const std::string& value) {
+    if (find_control_char(value) == std::string::npos) return;
+    throw ConfigError(str_cat("profile ", p.name, p.source.empty() ? "" : " (" + p.source + ")",
+                              ": ", field, " holds ", describe_control_char(value),
+                              "; batch scripts take one line per value"));
+  };
+  check("name", p.name);
+  check("the profile's path", p.source);
+  check("scheduler.partition", p.partition);
+  check("scheduler.qos", p.qos);
+  check("scheduler.constraint", p.constraint);
+  check("scheduler.gpu_request", p.gpu_request);
+  check("scheduler.gpu_type", p.gpu_type);
+  for (size_t i = 0; i < p.directives.size(); ++i) {
+    check(str_cat("scheduler.directives[", i, "].flag"), p.directives[i].flag);
+    check(str_cat("scheduler.directives[", i, "].reason"), p.directives[i].reason);
+  }
+  for (size_t i = 0; i < p.modules.size(); ++i) {
+    if (is_module_name(p.modules[i])) continue;
+    throw ConfigError(str_cat("profile ", p.name, ": setup.modules[", i, "]: '", p.modules[i],
+                              "' is not a module name (letters, digits and _.+-/@:=)"));
+  }
+  for (size_t i = 0; i < p.setup_commands.size(); ++i) {
+    check(str_cat("setup.commands[", i, "]"), p.setup_commands[i]);
+  }
+  for (size_t i = 0; i < p.env.size(); ++i) {
+    check(str_cat("env[", i, "].name"), p.env[i].name);
+    check(str_cat("env[", i, "].reason"), p.env[i].reason);
+  }
+}
+
 }  // namespace
 
 void check_batch_request(const BatchRequest& r, const profile::SiteProfile& p) {
   if (r.time.empty()) throw UsageError("-t/--time is required, e.g. -t 02:00:00");
+  check_request_text(r);
   if (r.nodes < 1) throw UsageError(str_cat("-N: must be at least 1, got ", r.nodes));
   if (p.account_required && r.account.empty()) {
     throw UsageError(str_cat("profile ", p.name, " requires an account: pass -A/--account PROJECT"));
@@ -130,9 +185,11 @@ std::string render_batch_script(const BatchRequest& r, const profile::SiteProfil
     throw ConfigError(str_cat(template_name, ": template error: ", tmpl.error_message()));
   }
   tmpl.set_custom_escape([](const std::string& s) { return s; });  // a shell script, not HTML
+  check_request_text(r);
+  check_profile_text(p);
   mstch::data directives{mstch::data::type::list};
   for (const auto& [flag, reason] : batch_directives(r, p)) {
-    directives << mstch::object{{"flag", flag}, {"reason", text_or_false(reason)}};
+    directives << mstch::object{{"flag", sbatch_quote(flag)}, {"reason", text_or_false(reason)}};
   }
   mstch::data modules{mstch::data::type::list}, setup{mstch::data::type::list};
   for (const std::string& m : p.modules) modules << mstch::object{{"name", m}};

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <string_view>
 
+#include "config/run_options.h"
 #include "hvd/error.h"
 
 namespace hvd::launcher::slurm {
@@ -31,6 +32,10 @@ StepShape plan_step(const Allocation& alloc, const profile::SiteProfile& profile
   const int per_node = ranks_per_node(alloc, profile);
   int ntasks = requested;
   if (ntasks <= 0) ntasks = alloc.ntasks > 0 ? alloc.ntasks : job_nodes * per_node;
+  if (ntasks > config::kMaxRanks) {  // the plan holds a table per rank
+    throw UsageError(str_cat(requested > 0 ? "-np " : "SLURM_NTASKS=", ntasks,
+                             ": hvdrun starts at most ", config::kMaxRanks, " ranks"));
+  }
   // Slurm's own limit when the job asked for tasks: a step cannot have more.
   if (alloc.ntasks > 0 && ntasks > alloc.ntasks) {
     throw UsageError(str_cat("-np ", ntasks, " is more than the ", alloc.ntasks,

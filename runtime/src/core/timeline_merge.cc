@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/timeline_merge.h"
 
-#include <unistd.h>
-
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -13,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "files/atomic_file.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
@@ -102,29 +100,24 @@ bool is_process_metadata(const json& ev) {
          (has_string(ev, "name", "process_name") || has_string(ev, "name", "process_sort_index"));
 }
 
-// Writes `events` to `out` through a temporary file and a rename, so readers never see half.
+// Writes `events` to `out` through hvd::files::AtomicFile: a mkstemp name beside `out` (never
+// the predictable OUT.tmpPID, which another user's symlink could aim at a file of ours), fsync,
+// rename, directory fsync; readers see the old file or the whole new one.
 void write_atomically(const std::vector<json>& events, const std::string& out) {
-  const std::string tmp = str_cat(out, ".tmp", getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f)
-      throw ConfigError(str_cat("timeline merge: cannot create ", tmp, ": ", std::strerror(errno)));
-    f << "[";
-    for (size_t i = 0; i < events.size(); ++i) {
-      f << (i ? ",\n" : "\n") << events[i].dump(-1, ' ', false, json::error_handler_t::replace);
-    }
-    f << "\n]\n";
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw ConfigError(str_cat("timeline merge: cannot write ", tmp));
+  constexpr size_t kChunk = 1 << 20;
+  files::AtomicFile file(out);
+  std::string buf = "[";
+  for (size_t i = 0; i < events.size(); ++i) {
+    buf += i ? ",\n" : "\n";
+    buf += events[i].dump(-1, ' ', false, json::error_handler_t::replace);
+    if (buf.size() >= kChunk) {
+      file.write(buf);
+      buf.clear();
     }
   }
-  if (std::rename(tmp.c_str(), out.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw ConfigError(str_cat("timeline merge: cannot rename ", tmp, " to ", out, ": ", why));
-  }
+  buf += "\n]\n";
+  file.write(buf);
+  file.commit();
 }
 
 }  // namespace

@@ -95,3 +95,13 @@ TEST_CASE("a HOROVOD_* value that does not parse is a config error naming the va
   CHECK_THROWS_WITH_AS(config::resolve_launch_config(o, "", kNames, {{"HOROVOD_CYCLE_TIME", "0"}}),
                        "environment: cycle time must be > 0 ms", hvd::ConfigError);
 }
+
+// Issue 10: `-np 2147483647 --dry-run` ended in bad_alloc, which hvdrun reports as exit 70.
+TEST_CASE("launch_config: more ranks than hvdrun can start is a usage error with the limit") {
+  config::RunOptions o = with_command();
+  o.num_proc = 2147483647;
+  CHECK_THROWS_WITH_AS(config::resolve_launch_config(o, "", kNames),
+                       "-np 2147483647: hvdrun starts at most 131072 ranks", hvd::UsageError);
+  o.num_proc = config::kMaxRanks;
+  CHECK(config::resolve_launch_config(o, "", kNames).num_proc == config::kMaxRanks);
+}

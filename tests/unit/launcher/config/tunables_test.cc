@@ -92,3 +92,13 @@ TEST_CASE("tunables: out-of-range values are refused") {
   s.launcher.kill_grace_seconds = -1;
   CHECK_THROWS_AS(config::validate(s, "x.yaml"), hvd::ConfigError);
 }
+
+// Issue 10: aliases can nest into exponential expansion; configs refuse them as profiles do.
+TEST_CASE("tunables: YAML anchors and aliases are refused with file, line and column") {
+  CHECK(error_of("params: &p {cache_capacity: 8}\nlogging: *p\n") ==
+        "t.yaml:1:9: an anchor (&name): YAML anchors and aliases are not allowed in hvdrun's "
+        "files; write the value out where it is used");
+  // An alias needs an anchor before it, so the anchor is what is reported; an alias to no anchor
+  // is malformed YAML.
+  CHECK(error_of("params:\n  cache_capacity: *n\n").rfind("t.yaml:2:19: malformed YAML", 0) == 0);
+}

@@ -102,15 +102,107 @@ TEST_CASE("report_data: files are classified by their tool, bad ones name the fi
 TEST_CASE("report_plot: one line per implementation, titled with its name, log2 sizes") {
   report::BenchTable t;
   t.op = "allreduce";
-  t.title = "allreduce \"x\"";
+  t.title = "allreduce 'x'";
   t.impls = {"hvd", "mpi"};
   const report::Plot p = report::bench_plot(t, "bench-allreduce");
   CHECK(p.data_file == "bench-allreduce.dat");
   CHECK(p.commands.find("set logscale x 2") != std::string::npos);
-  CHECK(p.commands.find("using 1:2 with linespoints lw 2 pt 7 title \"hvd\"") != std::string::npos);
-  CHECK(p.commands.find("using 1:3 with linespoints lw 2 pt 7 title \"mpi\"") != std::string::npos);
-  CHECK(p.commands.find("set title \"allreduce \\\"x\\\": bus bandwidth\"") != std::string::npos);
+  CHECK(p.commands.find("using 1:2 with linespoints lw 2 pt 7 title 'hvd'") != std::string::npos);
+  CHECK(p.commands.find("using 1:3 with linespoints lw 2 pt 7 title 'mpi'") != std::string::npos);
+  CHECK(p.commands.find("set title 'allreduce ''x'': bus bandwidth'") != std::string::npos);
   const std::string script = report::gnuplot_script({p}, {"png", "svg"});
   CHECK(script.find("set output 'bench-allreduce.png'") != std::string::npos);
   CHECK(script.find("set output 'bench-allreduce.svg'") != std::string::npos);
+}
+
+// Issue 10: a `backend` of "ring`touch X`" made gnuplot run `touch X` (backquotes inside a
+// double-quoted title), and `op` went unescaped into `set output '...'`.
+TEST_CASE("report_data: strings that would reach gnuplot as code are refused, naming the field") {
+  const json results =
+      json::array({{{"op", "allreduce"},
+                    {"rows", json::array({{{"bytes", 8}, {"impls", {{"hvd", impl(1)}}}}})}}});
+  for (const std::string& attack :
+       {std::string("ring`touch X`"), std::string("a\" ; system(\"touch X\") ; \""),
+        std::string("a'; system('touch X'); '"), std::string("ring\nsystem('touch X')"),
+        std::string("@macro"), std::string("$x")}) {
+    CAPTURE(attack);
+    report::Input in = bench(results);
+    in.doc["backend"] = attack;
+    CHECK_THROWS_WITH_AS(report::bench_tables(in),
+                         doctest::Contains("b.json: the top level.backend may hold only"),
+                         hvd::ConfigError);
+  }
+  for (const std::string& op : {std::string("x'\nsystem('touch X')\n'"), std::string("a/b"),
+                                std::string("all`id`"), std::string("")}) {
+    CAPTURE(op);
+    const json bad = json::array({{{"op", op}, {"rows", json::array()}}});
+    CHECK_THROWS_WITH_AS(report::bench_tables(bench(bad)),
+                         doctest::Contains("b.json: results[0].op must be a name"),
+                         hvd::ConfigError);
+  }
+  report::Input t = train(2, 10, nullptr);
+  t.doc["device"] = "cpu`touch X`";
+  CHECK_THROWS_WITH_AS(report::train_table({t}),
+                       doctest::Contains("np2.json: the top level.device may hold only"),
+                       hvd::ConfigError);
+}
+
+// Issue 10: wrong JSON types escaped as nlohmann::type_error, which hvdrun reports as an
+// internal error (exit 70). Each is a ConfigError naming the file and the field.
+TEST_CASE("report_data: fields of the wrong type are configuration errors naming the field") {
+  const json row = {{"bytes", 8}, {"impls", {{"hvd", impl(1)}}}};
+  const auto bench_error = [](report::Input in, const std::string& says) {
+    CAPTURE(says);
+    CHECK_THROWS_WITH_AS(report::bench_tables(in), doctest::Contains(says.c_str()),
+                         hvd::ConfigError);
+  };
+  report::Input in = bench(json::array({{{"op", "allreduce"}, {"rows", json::array({row})}}}));
+  in.doc["ranks"] = "2";
+  bench_error(in, "b.json: the top level.ranks must be a whole number");
+  in = bench(json::array({{{"op", "allreduce"}, {"rows", json::array({row})}}}));
+  in.doc["backend"] = 5;
+  bench_error(in, "b.json: the top level.backend must be a string, not number");
+  bench_error(bench(json::object({{"op", "x"}})), "b.json: the top level.results must be a list");
+  bench_error(bench(json::array({{{"op", 7}, {"rows", json::array()}}})),
+              "results[0].op must be a string, not number");
+  bench_error(bench(json::array({{{"op", "allreduce"}, {"rows", "many"}}})),
+              "results[0].rows must be a list, not string");
+  bench_error(bench(json::array(
+                  {{{"op", "allreduce"}, {"rows", json::array({{{"bytes", 8}, {"impls", 3}}})}}})),
+              "results[0].rows[0].impls must be an object, not number");
+  bench_error(bench(json::array({{{"op", "allreduce"}, {"rows", json::array({"row"})}}})),
+              "results[0].rows[0] has no \"impls\"");
+
+  report::Input t = train(2, 10, "high");
+  CHECK_THROWS_WITH_AS(report::train_table({t}),
+                       doctest::Contains("scaling_efficiency must be a number or null"),
+                       hvd::ConfigError);
+  t = train(2, 10, nullptr);
+  t.doc["batch_per_rank"] = "64";
+  CHECK_THROWS_WITH_AS(report::train_table({t}),
+                       doctest::Contains("batch_per_rank must be a whole"), hvd::ConfigError);
+  t = train(2, 10, nullptr);
+  t.doc["img_per_sec_total"] = 12.5;
+  CHECK_THROWS_WITH_AS(report::train_table({t}),
+                       doctest::Contains("img_per_sec_total must be an object"), hvd::ConfigError);
+  t = train(2, 10, nullptr);
+  t.doc["ranks"] = 1e300;  // was cast to int before the range check: undefined behaviour
+  CHECK_THROWS_WITH_AS(report::train_table({t}),
+                       doctest::Contains("\"ranks\" must be a whole number from 1 to 1000000"),
+                       hvd::ConfigError);
+}
+
+TEST_CASE("report_plot: gnuplot strings are single-quoted, where gnuplot substitutes nothing") {
+  CHECK(report::gnuplot_quote("ring`touch X`") == "'ring`touch X`'");
+  CHECK(report::gnuplot_quote("it's") == "'it''s'");
+  CHECK_THROWS_AS(report::gnuplot_quote("a\nb"), hvd::InternalError);
+  report::BenchTable t;
+  t.op = "allreduce";
+  t.impls = {"hvd"};
+  t.bytes = {8};
+  t.busbw = {{1.0}};
+  const report::Plot p = report::bench_plot(t, "b-allreduce");
+  const std::string script = report::gnuplot_script({p}, {"png"});
+  CHECK(script.find("set output 'b-allreduce.png'\n") != std::string::npos);
+  CHECK(script.find('"') == std::string::npos);  // no double-quoted string anywhere
 }

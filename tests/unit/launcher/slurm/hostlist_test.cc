@@ -192,3 +192,34 @@ TEST_CASE("hostlist: compress refuses names no hostlist can spell") {
     CHECK_THROWS_AS(slurm::compress_hostlist({"ok1", bad}), hvd::InternalError);
   }
 }
+
+// Issue 10: the host cap was checked per bracket group, after each group was expanded, so a
+// 901-byte SLURM_JOB_NODELIST of many groups allocated 65536 numbers per group (210 MB). The
+// numbers of all groups of the text now share the cap, and the error comes at the group that
+// passes it.
+TEST_CASE("hostlist: the bracket groups of the whole list share one cap") {
+  CHECK(contains(expand_error("a[0-40000]b[0-40000]"), "numbers in all"));
+  CHECK(contains(expand_error("a[0-40000],b[0-40000]"), "numbers in all"));
+  std::string many_groups = "n";
+  while (many_groups.size() < 890) many_groups += "[0-65535]";
+  CHECK(many_groups.size() <= 901);
+  CHECK(contains(expand_error(many_groups), "numbers in all"));
+  CHECK(slurm::expand_hostlist("a[1-100]b[1-100]").size() == 10000);  // real lists still expand
+}
+
+TEST_CASE("hostlist: a host name longer than 255 characters is refused") {
+  const std::string prefix(300, 'x');
+  CHECK(contains(expand_error(prefix + "[1-2]"), "is longer than 255 characters"));
+  CHECK(contains(expand_error(prefix), "is longer than 255 characters"));
+  CHECK(slurm::expand_hostlist(std::string(255, 'y')).size() == 1);
+}
+
+TEST_CASE("hostlist: a long list is quoted cut short in its error") {
+  std::string many_groups = "n";
+  while (many_groups.size() < 890) many_groups += "[0-65535]";
+  const std::string error = expand_error(many_groups);
+  CHECK(error.rfind("hostlist '" + many_groups.substr(0, 100) + "...' (" +
+                        std::to_string(many_groups.size()) + " chars): more than 65536 hosts",
+                    0) == 0);
+  CHECK(expand_error("x[3-1]") == "hostlist 'x[3-1]': range '3-1' is descending");
+}

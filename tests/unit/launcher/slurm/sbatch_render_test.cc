@@ -97,3 +97,121 @@ TEST_CASE("sbatch_render: a broken user template is a ConfigError naming it") {
   CHECK_THROWS_WITH_AS(slurm::render_batch_script(request(), site(), "{{#open}} never closed", "my.tmpl"),
                        doctest::Contains("my.tmpl: template error"), hvd::ConfigError);
 }
+
+namespace {
+
+// The arguments sbatch reads from one "#SBATCH ..." line, as src/sbatch/opt.c (_get_argument)
+// splits them: whitespace separates, '...' and "..." group (quotes dropped), a backslash takes
+// the next character literally, and an unquoted '#' ends the line.
+std::vector<std::string> sbatch_words(const std::string& line) {
+  std::vector<std::string> words;
+  size_t i = std::string("#SBATCH").size();
+  while (i < line.size()) {
+    while (i < line.size() && line[i] == ' ') ++i;
+    if (i >= line.size() || line[i] == '#') break;
+    std::string word;
+    char quote = 0;
+    for (; i < line.size() && (quote != 0 || line[i] != ' '); ++i) {
+      const char c = line[i];
+      if (c == '\\' && i + 1 < line.size()) {
+        word += line[++i];
+      } else if (quote != 0 && c == quote) {
+        quote = 0;
+      } else if (quote == 0 && (c == '"' || c == '\'')) {
+        quote = c;
+      } else if (quote == 0 && c == '#') {
+        break;
+      } else {
+        word += c;
+      }
+    }
+    words.push_back(word);
+    if (i < line.size() && line[i] == '#') break;
+  }
+  return words;
+}
+
+std::vector<std::string> script_lines(const std::string& script) {
+  std::vector<std::string> lines;
+  std::istringstream in(script);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+// Issue 10: a newline in -J, -A, -q, --partition, --log or --sbatch-arg put a shell line into the
+// script (bash -n accepted it; sbatch dropped the directives after it).
+TEST_CASE("sbatch_render: a control character in a flag's value is refused, naming the flag") {
+  struct Case {
+    const char* flag;
+    std::string slurm::BatchRequest::*field;
+  };
+  const Case cases[] = {{"-J/--job-name", &slurm::BatchRequest::job_name},
+                        {"-A/--account", &slurm::BatchRequest::account},
+                        {"-q/--qos", &slurm::BatchRequest::qos},
+                        {"-p/--partition", &slurm::BatchRequest::partition},
+                        {"--log", &slurm::BatchRequest::log_file}};
+  for (const Case& c : cases) {
+    CAPTURE(c.flag);
+    slurm::BatchRequest r = request();
+    r.*c.field = "x\ntouch /tmp/pwned";
+    const std::string says = std::string(c.flag) + ": the value holds a newline at offset 1";
+    CHECK_THROWS_WITH_AS(slurm::check_batch_request(r, site()), doctest::Contains(says.c_str()),
+                         hvd::UsageError);
+    CHECK_THROWS_WITH_AS(slurm::render_batch_script(r, site(), default_template(), "t"),
+                         doctest::Contains(says.c_str()), hvd::UsageError);
+  }
+  slurm::BatchRequest r = request();
+  r.extra_directives = {"--mail-type=END", "--comment=a\rb"};
+  CHECK_THROWS_WITH_AS(slurm::check_batch_request(r, site()),
+                       doctest::Contains("--sbatch-arg: the value holds a carriage return at "
+                                         "offset 11"),
+                       hvd::UsageError);
+}
+
+TEST_CASE(
+    "sbatch_render: a profile's module, reason or flag that would make a shell line is refused") {
+  profile::SiteProfile p = site();
+  p.modules = {"gcc; echo pwned"};
+  CHECK_THROWS_WITH_AS(
+      slurm::render_batch_script(request(), p, default_template(), "t"),
+      doctest::Contains("setup.modules[0]: 'gcc; echo pwned' is not a module name"),
+      hvd::ConfigError);
+  p = site();
+  p.env[1].reason = "fine\necho pwned";
+  CHECK_THROWS_WITH_AS(slurm::render_batch_script(request(), p, default_template(), "t"),
+                       doctest::Contains("profile site (/etc/site.yaml): env[1].reason holds a "
+                                         "newline at offset 4"),
+                       hvd::ConfigError);
+  p = site();
+  p.directives[0].flag = "--comment=x\necho pwned";
+  CHECK_THROWS_WITH_AS(slurm::render_batch_script(request(), p, default_template(), "t"),
+                       doctest::Contains("scheduler.directives[0].flag holds a newline"),
+                       hvd::ConfigError);
+}
+
+// Issue 10: a space in a directive value went in unquoted, so sbatch read two arguments.
+TEST_CASE("sbatch_render: each directive is one argument as sbatch's #SBATCH parser reads it") {
+  slurm::BatchRequest r = request();
+  r.job_name = "my job #1 \"quoted\" it's \\ done";
+  r.log_file = "/scratch/my runs/%j.out";
+  r.extra_directives = {"--comment=two words", "--mail-type=END"};
+  profile::SiteProfile p = site();
+  p.constraint = "a100&ib";
+  const std::string script = slurm::render_batch_script(r, p, default_template(), "t");
+  std::vector<std::string> parsed;
+  for (const std::string& line : script_lines(script)) {
+    if (line.rfind("#SBATCH", 0) != 0) continue;
+    const std::vector<std::string> words = sbatch_words(line);
+    CHECK_MESSAGE(words.size() == 1, line);
+    if (!words.empty()) parsed.push_back(words.front());
+  }
+  std::vector<std::string> expected;
+  for (const auto& [flag, reason] : slurm::batch_directives(r, p)) expected.push_back(flag);
+  CHECK(parsed == expected);
+  CHECK(script.find("#SBATCH \"--job-name=my job #1 \\\"quoted\\\" it's \\\\ done\"\n") !=
+        std::string::npos);
+  CHECK(script.find("#SBATCH --mail-type=END  # from --sbatch-arg\n") != std::string::npos);
+  CHECK(script.find("#SBATCH --nodes=2\n") != std::string::npos);  // plain values stay plain
+}

@@ -72,3 +72,14 @@ TEST_CASE("srun_command: MASTER_PORT comes from the job id, and quoting is safe"
   CHECK(slurm::shell_quote("") == "''");
   CHECK(slurm::shell_quote("$HOME") == "'$HOME'");
 }
+
+// Issue 10: a huge -np (or SLURM_NTASKS) in a job without a task count made a plan of one entry
+// per rank and ended in bad_alloc (exit 70).
+TEST_CASE("srun_command: more ranks than hvdrun starts is a usage error with the limit") {
+  const profile::SiteProfile p = four_gpu_profile();
+  CHECK_THROWS_WITH_AS(slurm::plan_step(two_nodes(0, 4), p, 2147483647),
+                       "-np 2147483647: hvdrun starts at most 131072 ranks", hvd::UsageError);
+  CHECK_THROWS_WITH_AS(slurm::plan_step(two_nodes(2000000000, 4), p, 0),
+                       "SLURM_NTASKS=2000000000: hvdrun starts at most 131072 ranks",
+                       hvd::UsageError);
+}

@@ -2,6 +2,7 @@
 #include "core/timeline_merge.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -110,4 +111,18 @@ TEST_CASE("timeline merge: an unwritable output is a ConfigError") {
   TempDir dir;
   const std::string r0 = write_rank(dir, 0, 1);
   CHECK_THROWS_AS(core::merge_timelines({r0}, dir.file("no/such/dir/out.json")), hvd::ConfigError);
+}
+
+// Issue 10: the merge wrote OUT.tmpPID, a name anyone could predict, then renamed it; a symlink
+// planted there made hvdrun write the merged trace into the file it pointed at.
+TEST_CASE("timeline merge: a symlink planted at a temporary name is not followed") {
+  TempDir dir;
+  const std::string r0 = write_rank(dir, 0, 1);
+  const std::string victim = dir.file("victim.txt");
+  write_text(victim, "keep me");
+  const std::string out = dir.file("merged.json");
+  std::filesystem::create_symlink(victim, out + ".tmp" + std::to_string(getpid()));
+  core::merge_timelines({r0}, out);
+  CHECK(read_text(victim) == "keep me");
+  CHECK(events(read_json(out), "M", "process_name").size() == 1);
 }
