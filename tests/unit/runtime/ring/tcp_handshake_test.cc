@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+// The TCP transport's authenticated setup: connections that are not the expected peer (another
+// user's forged hello, garbage, silence, the wrong secret, the right secret for another scope)
+// are dropped while the real ranks connect; listeners bind to the advertised address only.
+#include <arpa/inet.h>
+#include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "auth/handshake.h"
+#include "backends/ring/collectives.h"
+#include "hvd/error.h"
+#include "net/socket.h"
+#include "store/kv_client.h"
+#include "unit/runtime/ring/ring_world.h"
+
+using hvd::BufferView;
+using hvd::DataType;
+using hvd::ReduceOp;
+using std::chrono::milliseconds;
+namespace test = hvd::test;
+namespace ring = hvd::backends::ring;
+namespace net = hvd::net;
+
+namespace {
+
+constexpr int kRanks = 3;
+constexpr int kTarget = kRanks - 1;  // accepts from every lower rank
+
+// The hello of the unauthenticated protocol: what an attacker who read the code would send.
+std::string forged_hello(uint32_t rank, uint32_t size, uint32_t scope_hash) {
+  const uint32_t wire[4] = {htonl(0x48564454), htonl(rank), htonl(size), htonl(scope_hash)};
+  return std::string(reinterpret_cast<const char*>(wire), sizeof(wire));
+}
+
+uint32_t fnv1a(const std::string& s) {
+  uint32_t h = 2166136261u;
+  for (const char c : s) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  return h;
+}
+
+uint16_t port_of(const std::string& addr) {
+  return static_cast<uint16_t>(std::stoi(addr.substr(addr.rfind(':') + 1)));
+}
+
+// Runs kRanks rank threads that build TCP transports and allreduce. `attack` runs first, once
+// the target rank has published its address (passed to it), and the other ranks start only
+// after it returns, so its connections reach the target's listener before the real peers'.
+// `then` runs on the attacker's thread after that, for steps that need the target to answer
+// (it waits in the store's barrier until the others start). Returns each rank's result.
+std::vector<int64_t> run_attacked(const std::function<void(const std::string&)>& attack,
+                                  const std::function<void()>& then = {},
+                                  ring::TcpOptions options = {}) {
+  hvd::store::KvServer server("127.0.0.1", 0);
+  std::promise<void> attacked;
+  std::shared_future<void> go = attacked.get_future().share();
+  std::string attacker_failed;
+  std::thread attacker([&] {
+    try {
+      hvd::store::KvClient spy("127.0.0.1", server.port(), test::kLiveness);
+      attack(spy.get("kv/ring/tcp/" + std::to_string(kTarget), test::kLiveness));
+    } catch (const std::exception& e) {
+      attacker_failed = e.what();
+    }
+    attacked.set_value();
+    try {
+      if (then) then();
+    } catch (const std::exception& e) {
+      attacker_failed = e.what();
+    }
+  });
+  std::vector<int64_t> sums(kRanks, -1);
+  try {
+    test::spawn(kRanks, [&](int rank) {
+      if (rank != kTarget) go.wait();
+      test::KvClientStore store(server.port(), kRanks);
+      ring::TcpOptions o = options;
+      if (o.advertise_host.empty()) o.advertise_host = "127.0.0.1";
+      o.setup_timeout = test::kLiveness;
+      ring::TcpTransport t(store, rank, kRanks, test::test_secret(), o);
+      int64_t v = rank + 1;
+      ring::allreduce(t, BufferView{&v, 1, DataType::kInt64, {}}, ReduceOp::kSum);
+      sums[static_cast<size_t>(rank)] = v;
+    });
+  } catch (...) {
+    attacker.join();
+    throw;
+  }
+  attacker.join();
+  CHECK(attacker_failed == "");
+  return sums;
+}
+
+const std::vector<int64_t> kExpected(kRanks, kRanks*(kRanks + 1) / 2);
+
+}  // namespace
+
+TEST_CASE("ring tcp: forged hellos, garbage and silent connections do not stop the ranks") {
+  std::vector<net::Fd> held;
+  const auto sums = run_attacked([&](const std::string& addr) {
+    // The reported attack: claim rank 0 of this run before the real rank 0 connects.
+    for (const std::string& bytes :
+         {forged_hello(0, kRanks, fnv1a("ring")), std::string(4096, 'x'), std::string()}) {
+      net::Fd fd = net::connect_tcp("127.0.0.1", port_of(addr), test::kLiveness);
+      if (!bytes.empty()) net::write_all(fd.get(), bytes.data(), bytes.size());
+      held.push_back(std::move(fd));  // the silent one stays open during the whole setup
+    }
+  });
+  CHECK(sums == kExpected);
+  // The target closed every connection it did not keep: each reads EOF (or a reset).
+  for (const net::Fd& fd : held) {
+    char byte = 0;
+    ssize_t rc = 0;
+    do {
+      rc = recv(fd.get(), &byte, 1, 0);  // the challenge first, then the end
+    } while (rc > 0);
+    CHECK(rc <= 0);
+  }
+}
+
+TEST_CASE("ring tcp: a client with the wrong run secret is refused and the ranks connect") {
+  std::string refused;
+  net::Fd fd;
+  const auto sums = run_attacked(
+      [&](const std::string& addr) {
+        fd = net::connect_tcp("127.0.0.1", port_of(addr), test::kLiveness);
+      },
+      [&] {
+        const hvd::auth::RunSecret wrong = hvd::auth::RunSecret::generate();
+        try {
+          hvd::auth::prove_as_initiator(fd.get(), wrong, "ring",
+                                        std::chrono::steady_clock::now() + test::kLiveness);
+        } catch (const hvd::Error& e) {
+          refused = e.what();
+        }
+      });
+  CHECK(sums == kExpected);
+  CHECK(!refused.empty());
+}
+
+TEST_CASE("ring tcp: a proven connection that says hello for another scope is dropped") {
+  net::Fd fd;
+  bool closed = false;
+  const auto sums = run_attacked(
+      [&](const std::string& addr) {
+        fd = net::connect_tcp("127.0.0.1", port_of(addr), test::kLiveness);
+      },
+      [&] {
+        const auto deadline = std::chrono::steady_clock::now() + test::kLiveness;
+        hvd::auth::prove_as_initiator(fd.get(), test::test_secret(), "ring", deadline);
+        const std::string hello = forged_hello(0, kRanks, fnv1a("another-scope"));
+        net::write_all(fd.get(), hello.data(), hello.size());
+        char byte = 0;
+        closed = !net::read_exact(fd.get(), &byte, 1, deadline);  // no hello back
+      });
+  CHECK(closed);
+  CHECK(sums == kExpected);
+}
+
+TEST_CASE("ring tcp: the listener binds the advertised address, not every interface") {
+  int refused = 0;
+  ring::TcpOptions o;
+  o.advertise_host = "127.0.0.2";  // loopback too, but another address than 127.0.0.1
+  const auto sums = run_attacked(
+      [&](const std::string& addr) {
+        CHECK(addr.rfind("127.0.0.2:", 0) == 0);
+        net::Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        sockaddr_in sa{};
+        sa.sin_family = AF_INET;
+        sa.sin_port = htons(port_of(addr));
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);  // 127.0.0.1, same port
+        if (connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) refused = errno;
+      },
+      {}, o);
+  CHECK(sums == kExpected);
+  CHECK(refused == ECONNREFUSED);
+}
