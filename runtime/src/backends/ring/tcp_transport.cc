@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/ring/tcp_transport.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -61,6 +62,32 @@ std::string this_host() {
     throw BootstrapError(str_cat("gethostname: ", errno_text(errno)));
   }
   return name;
+}
+
+bool bound_to_loopback(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return false;
+  if (addr.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
+    return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+  }
+  return addr.ss_family == AF_INET6 &&
+         IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_addr);
+}
+
+// The listener, on bind_addr when given, else on the advertised host. A host NAME that this host
+// resolves to loopback (Debian's "127.0.1.1 name" in /etc/hosts) is reached by other hosts at
+// another address, which the name resolves to there: then every interface is the only choice.
+net::Fd listen_where_advertised(const std::string& host, const std::string& bind_addr) {
+  if (!bind_addr.empty()) return net::listen_tcp(bind_addr, 0, kBacklog);
+  net::Fd fd = net::listen_tcp(host, 0, kBacklog);
+  in_addr literal{};
+  if (bound_to_loopback(fd.get()) && inet_pton(AF_INET, host.c_str(), &literal) != 1 &&
+      host != "localhost") {
+    return net::listen_tcp("0.0.0.0", 0, kBacklog);
+  }
+  return fd;
 }
 
 // Where received bytes go: straight into the caller's buffer.
@@ -179,8 +206,7 @@ void TcpTransport::connect_peers(bootstrap::KvStore& store, const auth::RunSecre
   const std::string host = options_.advertise_host.empty() ? this_host() : options_.advertise_host;
   // Listening where the others are told to connect, not on every interface, keeps the port off
   // networks the job does not use.
-  const net::Fd listener =
-      net::listen_tcp(options_.bind_addr.empty() ? host : options_.bind_addr, 0, kBacklog);
+  const net::Fd listener = listen_where_advertised(host, options_.bind_addr);
   const auto key = [&](int r) { return str_cat(options_.scope, "/tcp/", r); };
   store.set(key(rank_), str_cat(host, ":", net::local_port(listener.get())));
   store.barrier(options_.scope + "/tcp", left(deadline));

@@ -45,8 +45,9 @@ namespace hvd::backends::ring {
 struct TcpOptions {
   /// Prefix of the store keys. Every transport built over the same store needs its own.
   std::string scope = "ring";
-  /// Address to listen on; "" means the advertised one (advertise_host, or this host's name),
-  /// "0.0.0.0" every interface.
+  /// Address to listen on; "" means the advertised one (advertise_host, or this host's name;
+  /// every interface when that is a name this host resolves to loopback, as other hosts reach
+  /// it elsewhere), "0.0.0.0" every interface.
   std::string bind_addr;
   /// Host name or address the other ranks use to reach this one; "" means gethostname().
   std::string advertise_host;
