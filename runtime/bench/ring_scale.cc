@@ -21,6 +21,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,6 +53,16 @@ void raise_fd_limit() {
   setrlimit(RLIMIT_NOFILE, &lim);
 }
 
+// One connection to the store at a time per process: thousands of simultaneous connects
+// overflow the store's listen backlog (the server resets them), which is a store limit, not
+// what this tool measures. Replies may take long with thousands of ranks on a few cores.
+hvd::store::KvClient connect_store(uint16_t port) {
+  static std::mutex one_at_a_time;
+  const std::lock_guard<std::mutex> lock(one_at_a_time);
+  return hvd::store::KvClient("127.0.0.1", port, std::chrono::minutes(10),
+                              std::chrono::minutes(10));
+}
+
 Result run_ranks(uint16_t port, int first, int count, int size, bool full_mesh,
                  const hvd::auth::RunSecret& secret, Clock::time_point start) {
   std::vector<Result> results(static_cast<size_t>(count));
@@ -61,8 +72,7 @@ Result run_ranks(uint16_t port, int first, int count, int size, bool full_mesh,
       Result& res = results[static_cast<size_t>(i)];
       const int rank = first + i;
       try {
-        hvd::bootstrap::RendezvousStore store(
-            hvd::store::KvClient("127.0.0.1", port, std::chrono::minutes(10)), "scale", rank, size);
+        hvd::bootstrap::RendezvousStore store(connect_store(port), "scale", rank, size);
         ring::TcpOptions o;
         o.advertise_host = "127.0.0.1";
         o.setup_timeout = std::chrono::minutes(10);
