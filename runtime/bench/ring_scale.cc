@@ -53,6 +53,10 @@ void raise_fd_limit() {
   setrlimit(RLIMIT_NOFILE, &lim);
 }
 
+// Each process listens on its own loopback address (127.0.0.1 to 127.0.0.254): listeners take
+// their port from the ephemeral range, which one address runs out of at about 16,000 ranks.
+std::string listen_host(int process) { return "127.0.0." + std::to_string(1 + process % 254); }
+
 // One connection to the store at a time per process: thousands of simultaneous connects
 // overflow the store's listen backlog (the server resets them), which is a store limit, not
 // what this tool measures. Replies may take long with thousands of ranks on a few cores.
@@ -63,8 +67,8 @@ hvd::store::KvClient connect_store(uint16_t port) {
                               std::chrono::minutes(10));
 }
 
-Result run_ranks(uint16_t port, int first, int count, int size, bool full_mesh,
-                 const hvd::auth::RunSecret& secret, Clock::time_point start) {
+Result run_ranks(const std::string& host, uint16_t port, int first, int count, int size,
+                 bool full_mesh, const hvd::auth::RunSecret& secret, Clock::time_point start) {
   std::vector<Result> results(static_cast<size_t>(count));
   std::vector<std::thread> threads;
   for (int i = 0; i < count; ++i) {
@@ -74,7 +78,7 @@ Result run_ranks(uint16_t port, int first, int count, int size, bool full_mesh,
       try {
         hvd::bootstrap::RendezvousStore store(connect_store(port), "scale", rank, size);
         ring::TcpOptions o;
-        o.advertise_host = "127.0.0.1";
+        o.advertise_host = host;
         o.setup_timeout = std::chrono::minutes(10);
         o.timeout = std::chrono::minutes(10);
         o.connect_all_at_setup = full_mesh;
@@ -145,8 +149,8 @@ int main(int argc, char** argv) {
     const pid_t pid = fork();
     if (pid == 0) {
       close(fds[0]);
-      const Result r =
-          run_ranks(server.port(), first, last - first, ranks, full_mesh, secret, start);
+      const Result r = run_ranks(listen_host(p), server.port(), first, last - first, ranks,
+                                 full_mesh, secret, start);
       const ssize_t n = write(fds[1], &r, sizeof(r));
       _exit(n == static_cast<ssize_t>(sizeof(r)) ? 0 : 1);
     }

@@ -155,9 +155,10 @@ void Linker::accept_all() {
     size_t pending = 0;
     for (const Conn& c : conns_) pending += c.outgoing ? 0 : 1;
     if (pending >= plan_.max_pending) {
-      const auto oldest =
-          std::find_if(conns_.begin(), conns_.end(), [](const Conn& c) { return !c.outgoing; });
-      conns_.erase(oldest);
+      // The oldest one that has not said hello yet: one that has is a peer, never dropped.
+      const auto oldest = std::find_if(conns_.begin(), conns_.end(),
+                                       [](const Conn& c) { return !c.outgoing && c.peer < 0; });
+      if (oldest != conns_.end()) conns_.erase(oldest);
     }
     Conn c;
     c.fd = std::move(fd);

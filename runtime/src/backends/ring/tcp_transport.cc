@@ -255,8 +255,12 @@ void TcpTransport::send_recv_reduce(int to, const void* sbuf, size_t sbytes, int
                                     size_t count, DataType dtype, ReduceOp op) {
   const size_t elem = dtype_size(dtype);
   const size_t rbytes = count * elem;
-  if (scratch_.size() < kScratchBytes && rbytes > 0) scratch_.resize(kScratchBytes);
-  ReduceSink sink{scratch_.data(), kScratchBytes, static_cast<char*>(acc), elem, dtype, op};
+  // Grown to the largest message so far, up to kScratchBytes: a transport that carries only
+  // small messages (the control channel's) keeps a small ring. Multiples of 8 bytes keep the
+  // ring a multiple of every element size.
+  const size_t want = std::min(kScratchBytes, (rbytes + 7) / 8 * 8);
+  if (scratch_.size() < want) scratch_.resize(want);
+  ReduceSink sink{scratch_.data(), scratch_.size(), static_cast<char*>(acc), elem, dtype, op};
   exchange(rank_, Side{fd_of(to, sbytes), to}, static_cast<const char*>(sbuf), sbytes,
            Side{fd_of(from, rbytes), from}, sink, rbytes, options_.timeout);
 }

@@ -11,14 +11,17 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <future>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "auth/handshake.h"
 #include "backends/ring/collectives.h"
+#include "backends/ring/tcp_links.h"
 #include "hvd/error.h"
 #include "net/socket.h"
 #include "store/kv_client.h"
@@ -101,6 +104,25 @@ std::vector<int64_t> run_attacked(const std::function<void(const std::string&)>&
   return sums;
 }
 
+// The local addresses (hex, as /proc/net/tcp writes them) of the IPv4 sockets listening on port.
+std::vector<std::string> listening_addresses(uint16_t port) {
+  std::vector<std::string> found;
+  std::ifstream tcp("/proc/net/tcp");
+  std::string line;
+  std::getline(tcp, line);  // header
+  while (std::getline(tcp, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state;
+    fields >> slot >> local >> remote >> state;
+    const size_t colon = local.find(':');
+    if (state == "0A" && colon != std::string::npos &&
+        std::stoul(local.substr(colon + 1), nullptr, 16) == port) {
+      found.push_back(local.substr(0, colon));
+    }
+  }
+  return found;
+}
+
 const std::vector<int64_t> kExpected(kRanks, kRanks*(kRanks + 1) / 2);
 
 }  // namespace
@@ -168,20 +190,41 @@ TEST_CASE("ring tcp: a proven connection that says hello for another scope is dr
 }
 
 TEST_CASE("ring tcp: the listener binds the advertised address, not every interface") {
-  int refused = 0;
+  std::vector<std::string> bound;
   ring::TcpOptions o;
   o.advertise_host = "127.0.0.2";  // loopback too, but another address than 127.0.0.1
   const auto sums = run_attacked(
       [&](const std::string& addr) {
         CHECK(addr.rfind("127.0.0.2:", 0) == 0);
-        net::Fd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-        sockaddr_in sa{};
-        sa.sin_family = AF_INET;
-        sa.sin_port = htons(port_of(addr));
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);  // 127.0.0.1, same port
-        if (connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) refused = errno;
+        bound = listening_addresses(port_of(addr));  // what another user sees
       },
       {}, o);
   CHECK(sums == kExpected);
-  CHECK(refused == ECONNREFUSED);
+  CHECK(bound == std::vector<std::string>{"0200007F"});  // 127.0.0.2, not 00000000 (any)
+}
+
+TEST_CASE("ring tcp: a flood of silent connections past the cap does not keep the peer out") {
+  const net::Fd listener = net::listen_tcp("127.0.0.1", 0);
+  const uint16_t port = net::local_port(listener.get());
+  ring::LinkPlan plan;
+  plan.rank = 1;
+  plan.size = 2;
+  plan.mine = ring::Hello{0x48564454, 1, 2, 7};
+  plan.accept_from = {0};
+  plan.max_pending = 2;
+  const auto deadline = std::chrono::steady_clock::now() + test::kLiveness;
+  std::vector<net::Fd> flood;
+  for (int i = 0; i < 5; ++i) flood.push_back(net::connect_tcp("127.0.0.1", port, test::kLiveness));
+  net::Fd real = net::connect_tcp("127.0.0.1", port, test::kLiveness);  // queued last
+  auto linked = std::async(std::launch::async, [&] {
+    return ring::link_peers(listener.get(), plan, test::test_secret(), deadline);
+  });
+  hvd::auth::prove_as_initiator(real.get(), test::test_secret(), "ring", deadline);
+  const std::string hello = forged_hello(0, 2, 7);
+  net::write_all(real.get(), hello.data(), hello.size());
+  std::string back(16, '\0');
+  REQUIRE(net::read_exact(real.get(), back.data(), back.size(), deadline));
+  const ring::Links links = linked.get();
+  CHECK(links.peers.size() == 1);
+  CHECK(links.peers.count(0) == 1);
 }
