@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <future>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -22,6 +23,8 @@
 #include "auth/handshake.h"
 #include "backends/ring/collectives.h"
 #include "backends/ring/tcp_links.h"
+#include "bootstrap/kv_store.h"
+#include "fakes/kv_client_store.h"
 #include "hvd/error.h"
 #include "net/socket.h"
 #include "store/kv_client.h"
@@ -56,13 +59,31 @@ uint16_t port_of(const std::string& addr) {
   return static_cast<uint16_t>(std::stoi(addr.substr(addr.rfind(':') + 1)));
 }
 
-// Runs kRanks rank threads that build TCP transports and allreduce. `attack` runs first, once
-// the target rank has published its address (passed to it), and the other ranks start only
-// after it returns, so its connections reach the target's listener before the real peers'.
-// `then` runs on the attacker's thread after that, for steps that need the target to answer
-// (it waits in the store's barrier until the others start). Returns each rank's result.
+// The store of the ranks that connect to the target: it reads addresses (after the setup's
+// barrier, which the target needs all ranks to reach) only once the attack is over.
+class GatedStore final : public hvd::bootstrap::KvStore {
+ public:
+  GatedStore(uint16_t port, std::shared_future<void> go) : store_(port, kRanks), go_(go) {}
+  void set(const std::string& key, const std::string& value) override { store_.set(key, value); }
+  std::string get(const std::string& key, std::chrono::milliseconds timeout) override {
+    go_.wait();
+    return store_.get(key, timeout);
+  }
+  void barrier(const std::string& name, std::chrono::milliseconds timeout) override {
+    store_.barrier(name, timeout);
+  }
+
+ private:
+  test::KvClientStore store_;
+  std::shared_future<void> go_;
+};
+
+// Runs kRanks rank threads that build TCP transports and allreduce, while `attack` runs on a
+// thread of its own with the address the target rank published. The target has only lower
+// peers, and they start connecting only after `attack` returned: its connections are the
+// first the target's listener sees, and the target serves them (it is in its setup loop)
+// while the real peers wait. Returns each rank's result.
 std::vector<int64_t> run_attacked(const std::function<void(const std::string&)>& attack,
-                                  const std::function<void()>& then = {},
                                   ring::TcpOptions options = {}) {
   hvd::store::KvServer server("127.0.0.1", 0);
   std::promise<void> attacked;
@@ -76,21 +97,20 @@ std::vector<int64_t> run_attacked(const std::function<void(const std::string&)>&
       attacker_failed = e.what();
     }
     attacked.set_value();
-    try {
-      if (then) then();
-    } catch (const std::exception& e) {
-      attacker_failed = e.what();
-    }
   });
   std::vector<int64_t> sums(kRanks, -1);
   try {
     test::spawn(kRanks, [&](int rank) {
-      if (rank != kTarget) go.wait();
-      test::KvClientStore store(server.port(), kRanks);
+      std::unique_ptr<hvd::bootstrap::KvStore> store;
+      if (rank == kTarget) {
+        store = std::make_unique<test::KvClientStore>(server.port(), kRanks);
+      } else {
+        store = std::make_unique<GatedStore>(server.port(), go);
+      }
       ring::TcpOptions o = options;
       if (o.advertise_host.empty()) o.advertise_host = "127.0.0.1";
       o.setup_timeout = test::kLiveness;
-      ring::TcpTransport t(store, rank, kRanks, test::test_secret(), o);
+      ring::TcpTransport t(*store, rank, kRanks, test::test_secret(), o);
       int64_t v = rank + 1;
       ring::allreduce(t, BufferView{&v, 1, DataType::kInt64, {}}, ReduceOp::kSum);
       sums[static_cast<size_t>(rank)] = v;
@@ -152,39 +172,31 @@ TEST_CASE("ring tcp: forged hellos, garbage and silent connections do not stop t
 
 TEST_CASE("ring tcp: a client with the wrong run secret is refused and the ranks connect") {
   std::string refused;
-  net::Fd fd;
-  const auto sums = run_attacked(
-      [&](const std::string& addr) {
-        fd = net::connect_tcp("127.0.0.1", port_of(addr), test::kLiveness);
-      },
-      [&] {
-        const hvd::auth::RunSecret wrong = hvd::auth::RunSecret::generate();
-        try {
-          hvd::auth::prove_as_initiator(fd.get(), wrong, "ring",
-                                        std::chrono::steady_clock::now() + test::kLiveness);
-        } catch (const hvd::Error& e) {
-          refused = e.what();
-        }
-      });
+  const auto sums = run_attacked([&](const std::string& addr) {
+    net::Fd fd = net::connect_tcp("127.0.0.1", port_of(addr), test::kLiveness);
+    const hvd::auth::RunSecret wrong = hvd::auth::RunSecret::generate();
+    try {
+      hvd::auth::prove_as_initiator(fd.get(), wrong, "ring",
+                                    std::chrono::steady_clock::now() + test::kLiveness);
+    } catch (const hvd::Error& e) {
+      refused = e.what();
+    }
+  });
   CHECK(sums == kExpected);
   CHECK(!refused.empty());
 }
 
 TEST_CASE("ring tcp: a proven connection that says hello for another scope is dropped") {
-  net::Fd fd;
   bool closed = false;
-  const auto sums = run_attacked(
-      [&](const std::string& addr) {
-        fd = net::connect_tcp("127.0.0.1", port_of(addr), test::kLiveness);
-      },
-      [&] {
-        const auto deadline = std::chrono::steady_clock::now() + test::kLiveness;
-        hvd::auth::prove_as_initiator(fd.get(), test::test_secret(), "ring", deadline);
-        const std::string hello = forged_hello(0, kRanks, fnv1a("another-scope"));
-        net::write_all(fd.get(), hello.data(), hello.size());
-        char byte = 0;
-        closed = !net::read_exact(fd.get(), &byte, 1, deadline);  // no hello back
-      });
+  const auto sums = run_attacked([&](const std::string& addr) {
+    net::Fd fd = net::connect_tcp("127.0.0.1", port_of(addr), test::kLiveness);
+    const auto deadline = std::chrono::steady_clock::now() + test::kLiveness;
+    hvd::auth::prove_as_initiator(fd.get(), test::test_secret(), "ring", deadline);
+    const std::string hello = forged_hello(0, kRanks, fnv1a("another-scope"));
+    net::write_all(fd.get(), hello.data(), hello.size());
+    char byte = 0;
+    closed = !net::read_exact(fd.get(), &byte, 1, deadline);  // no hello back
+  });
   CHECK(closed);
   CHECK(sums == kExpected);
 }
@@ -198,7 +210,7 @@ TEST_CASE("ring tcp: the listener binds the advertised address, not every interf
         CHECK(addr.rfind("127.0.0.2:", 0) == 0);
         bound = listening_addresses(port_of(addr));  // what another user sees
       },
-      {}, o);
+      o);
   CHECK(sums == kExpected);
   CHECK(bound == std::vector<std::string>{"0200007F"});  // 127.0.0.2, not 00000000 (any)
 }
