@@ -3,6 +3,7 @@
 
 #include "backends/registry.h"
 #include "bootstrap/bootstrap.h"
+#include "core/ring_secret.h"
 
 namespace hvd::bench {
 
@@ -11,7 +12,10 @@ HvdBackendImpl::HvdBackendImpl(const EnvMap& env) {
   const std::string host_backend = backends::choose_host_backend(env);
   boot_ = bootstrap::bootstrap(env, bootstrap::bootstrap_options_from_env(env));
   const std::string kind = backends::choose_ring_transport(env, boot_.world);
-  backend_ = backends::make_host_backend(host_backend, kind, env, *boot_.store, boot_.world);
+  const auth::RunSecret secret = core::ring_secret(
+      env, *boot_.store, boot_.world, bootstrap::bootstrap_options_from_env(env).timeout);
+  backend_ =
+      backends::make_host_backend(host_backend, kind, env, *boot_.store, boot_.world, secret);
 }
 
 RunOnce HvdBackendImpl::prepare(Op op, const std::string& /*algorithm*/, Buffers& bufs,

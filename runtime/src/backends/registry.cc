@@ -37,8 +37,10 @@ std::string choose_ring_transport(const EnvMap& env, const bootstrap::WorldInfo&
 std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
                                                      bootstrap::KvStore& store,
                                                      const bootstrap::WorldInfo& world,
-                                                     const std::string& scope) {
-  return ring::make_transport(kind, store, world.rank, world.size, scope);
+                                                     const std::string& scope,
+                                                     const auth::RunSecret& secret) {
+  return ring::make_transport(kind, store, world.rank, world.size, scope, secret,
+                              world.cross_size == 1);
 }
 
 std::string choose_host_backend(const EnvMap& env) {
@@ -54,7 +56,8 @@ std::string choose_host_backend(const EnvMap& env) {
 
 std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std::string& ring_kind,
                                            const EnvMap& env, bootstrap::KvStore& store,
-                                           const bootstrap::WorldInfo& world) {
+                                           const bootstrap::WorldInfo& world,
+                                           const auth::RunSecret& secret) {
   const bool hierarchical = env_bool(env, env::kHierarchicalAllreduce, false);
 #if HVD_HAVE_MPI
   if (backend == "mpi") {
@@ -70,10 +73,10 @@ std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std
   if (hierarchical) {
     // Within a host the ranks share memory unless TCP was forced for everything.
     const std::string local = env_string(env, env::kRingTransport, "auto") == "tcp" ? "tcp" : "shm";
-    return ring::make_hierarchical_backend({ring_kind, local}, store, world);
+    return ring::make_hierarchical_backend({ring_kind, local}, store, world, secret);
   }
-  return std::make_unique<ring::RingBackend>(make_ring_transport(ring_kind, store, world, "data"),
-                                             ring_kind);
+  return std::make_unique<ring::RingBackend>(
+      make_ring_transport(ring_kind, store, world, "data", secret), ring_kind);
 }
 
 bool has_gpu_backend() { return HVD_HAVE_GPU_BACKEND != 0; }
@@ -83,12 +86,12 @@ std::chrono::milliseconds gpu_timeout(const EnvMap& env) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }
 
-Lane make_gpu_lane(bootstrap::KvStore& store, const bootstrap::WorldInfo& world, Device device,
-                   std::chrono::milliseconds timeout) {
+Lane make_gpu_lane(const Rank0Broadcast& broadcast, const bootstrap::WorldInfo& world,
+                   Device device, std::chrono::milliseconds timeout) {
 #if HVD_HAVE_GPU_BACKEND
-  return nccl::make_nccl_lane(store, world, device, timeout);
+  return nccl::make_nccl_lane(broadcast, world, device, timeout);
 #else
-  (void)store, (void)world, (void)timeout;
+  (void)broadcast, (void)world, (void)timeout;
   throw InternalError(
       str_cat("make_gpu_lane(cuda:", device.index, ") in a build without the GPU backend"));
 #endif

@@ -10,8 +10,10 @@
 #include <memory>
 #include <string>
 
+#include "auth/run_secret.h"
 #include "backends/backend.h"
 #include "backends/lane.h"
+#include "backends/rank0_broadcast.h"
 #include "backends/ring/transport.h"
 #include "bootstrap/kv_store.h"
 #include "bootstrap/world_info.h"
@@ -24,11 +26,13 @@ namespace hvd::backends {
 std::string choose_ring_transport(const EnvMap& env, const bootstrap::WorldInfo& world);
 
 /// A connected transport of `kind` among all ranks; `scope` keeps the store keys of several
-/// transports apart. Collective: every rank calls it with the same kind and scope.
+/// transports apart, `secret` is what TCP connections prove. Collective: every rank calls it
+/// with the same kind, scope and secret.
 std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
                                                      bootstrap::KvStore& store,
                                                      const bootstrap::WorldInfo& world,
-                                                     const std::string& scope);
+                                                     const std::string& scope,
+                                                     const auth::RunSecret& secret);
 
 /// "ring" or "mpi", from HVD_BACKEND (auto, ring, mpi; auto is the ring). Reads `env` only.
 /// Throws ConfigError for another value, or for mpi in a build without MPI (naming
@@ -37,12 +41,13 @@ std::string choose_host_backend(const EnvMap& env);
 
 /// The backend for host tensors: `backend` from choose_host_backend(); the ring runs over a
 /// transport of `ring_kind` (choose_ring_transport()), and with HOROVOD_HIERARCHICAL_ALLREDUCE
-/// its allreduce goes through the hosts (ring/hierarchical_backend.h). Collective: every rank calls it with the
-/// same arguments. The MPI backend reads `env` to tell whether an MPI launcher started the
-/// process, and throws ConfigError when none did (see backends/mpi/mpi_backend.h).
+/// its allreduce goes through the hosts (ring/hierarchical_backend.h). Collective: every rank calls
+/// it with the same arguments. The MPI backend reads `env` to tell whether an MPI launcher started
+/// the process, and throws ConfigError when none did (see backends/mpi/mpi_backend.h).
 std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std::string& ring_kind,
                                            const EnvMap& env, bootstrap::KvStore& store,
-                                           const bootstrap::WorldInfo& world);
+                                           const bootstrap::WorldInfo& world,
+                                           const auth::RunSecret& secret);
 
 /// Whether this libhvd has the GPU lane (built with CUDA and NCCL).
 bool has_gpu_backend();
@@ -51,10 +56,11 @@ bool has_gpu_backend();
 /// ConfigError for a malformed value.
 std::chrono::milliseconds gpu_timeout(const EnvMap& env);
 
-/// The lane for CUDA tensors on `device` (NCCL and CUDA kernels on one stream). Collective:
-/// every rank calls it for the same response, from the background loop. Only when
-/// has_gpu_backend(); throws what nccl::make_nccl_lane() throws.
-Lane make_gpu_lane(bootstrap::KvStore& store, const bootstrap::WorldInfo& world, Device device,
-                   std::chrono::milliseconds timeout);
+/// The lane for CUDA tensors on `device` (NCCL and CUDA kernels on one stream); NCCL's id goes
+/// from rank 0 to the others over `broadcast`. Collective: every rank calls it for the same
+/// response, from the background loop. Only when has_gpu_backend(); throws what
+/// nccl::make_nccl_lane() throws.
+Lane make_gpu_lane(const Rank0Broadcast& broadcast, const bootstrap::WorldInfo& world,
+                   Device device, std::chrono::milliseconds timeout);
 
 }  // namespace hvd::backends

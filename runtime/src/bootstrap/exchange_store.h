@@ -64,6 +64,8 @@ class ExchangeStore final : public KvStore {
   void barrier(const std::string& name, std::chrono::milliseconds timeout) override;
 
   Exchange& exchange() { return *exchange_; }
+  /// True: the exchange owns the PMIx or MPI session (MPI_Finalize when it goes).
+  bool holds_session() const override { return true; }
 
  private:
   std::unique_ptr<Exchange> exchange_;

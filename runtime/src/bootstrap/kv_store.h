@@ -29,6 +29,9 @@ class KvStore {
   /// An address of this host that the other ranks can reach, when the store knows one (hvdrun's
   /// store: the local end of the connection to it). Empty otherwise.
   virtual std::string reachable_address() const { return {}; }
+  /// Whether destroying this store ends a library session the process still needs (PMIx, MPI):
+  /// then the runtime keeps it; otherwise it lets the store go once its transports are built.
+  virtual bool holds_session() const { return false; }
 };
 
 }  // namespace hvd::bootstrap

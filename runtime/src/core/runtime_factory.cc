@@ -3,6 +3,7 @@
 
 #include "backends/registry.h"
 #include "bootstrap/bootstrap.h"
+#include "core/ring_secret.h"
 #include "core/transport_channel.h"
 #include "hvd/env_keys.h"
 
@@ -24,13 +25,15 @@ RuntimeOptions runtime_options_from_env(const EnvMap& env) {
   return o;
 }
 
-GpuLaneFactory gpu_lane_factory(const EnvMap& env, bootstrap::KvStore& store,
+GpuLaneFactory gpu_lane_factory(const EnvMap& env, control::Channel& channel,
                                 const bootstrap::WorldInfo& world) {
   if (!backends::has_gpu_backend()) return {};
   const std::chrono::milliseconds timeout = backends::gpu_timeout(env);  // checked at init
-  // The store outlives the runtime (Instance holds it), and so every call of this factory.
-  return [&store, world, timeout](Device device) {
-    return backends::make_gpu_lane(store, world, device, timeout);
+  return [&channel, world, timeout](Device device) {
+    const backends::Rank0Broadcast from_rank0 = [&channel](const std::string& bytes) {
+      return channel.broadcast(bytes, 0);
+    };
+    return backends::make_gpu_lane(from_rank0, world, device, timeout);
   };
 }
 
@@ -38,18 +41,23 @@ Instance make_instance(const EnvMap& env) {
   Instance instance;
   // Checked before the bootstrap, so that a bad HVD_BACKEND fails without waiting for peers.
   const std::string host_backend = backends::choose_host_backend(env);
-  bootstrap::Bootstrapped b = bootstrap::bootstrap(env, bootstrap::bootstrap_options_from_env(env));
+  const bootstrap::BootstrapOptions boot_options = bootstrap::bootstrap_options_from_env(env);
+  bootstrap::Bootstrapped b = bootstrap::bootstrap(env, boot_options);
+  const auth::RunSecret secret = ring_secret(env, *b.store, b.world, boot_options.timeout);
   const std::string kind = backends::choose_ring_transport(env, b.world);
-  // Control traffic gets a mesh of its own, so that a negotiation never queues behind tensor
-  // bytes and the two never share buffers.
+  // Control traffic gets connections of its own, so that a negotiation never queues behind
+  // tensor bytes and the two never share buffers.
   auto channel = std::make_unique<TransportChannel>(
-      backends::make_ring_transport(kind, *b.store, b.world, "ctl"));
+      backends::make_ring_transport(kind, *b.store, b.world, "ctl", secret));
   // With HVD_BACKEND=mpi only tensors go over MPI; the control channel above stays on the ring.
-  auto backend = backends::make_host_backend(host_backend, kind, env, *b.store, b.world);
+  auto backend = backends::make_host_backend(host_backend, kind, env, *b.store, b.world, secret);
+  control::Channel& control = *channel;  // owned by the runtime, as is the lane factory
   instance.runtime = std::make_unique<Runtime>(b.world, std::move(channel), std::move(backend),
                                                runtime_options_from_env(env),
-                                               gpu_lane_factory(env, *b.store, b.world));
-  instance.store = std::move(b.store);
+                                               gpu_lane_factory(env, control, b.world));
+  // Every transport is connected (the hierarchical backend's groups included) and the GPU lane
+  // gets NCCL's id over the control channel: the store is needed only to keep a library alive.
+  if (b.store->holds_session()) instance.store = std::move(b.store);
   return instance;
 }
 

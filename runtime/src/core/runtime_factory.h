@@ -15,13 +15,15 @@ namespace hvd::core {
 RuntimeOptions runtime_options_from_env(const EnvMap& env);
 
 /// What makes the GPU lane when the first CUDA tensor comes (empty in a build without the GPU
-/// backend). Reads HVD_NCCL_TIMEOUT now (ConfigError when malformed); `store` must outlive
-/// every call.
-GpuLaneFactory gpu_lane_factory(const EnvMap& env, bootstrap::KvStore& store,
+/// backend); NCCL's id goes over `channel`'s broadcast, from the background loop, the only
+/// thread that uses the channel. Reads HVD_NCCL_TIMEOUT now (ConfigError when malformed);
+/// `channel` must outlive every call (the Runtime owns both).
+GpuLaneFactory gpu_lane_factory(const EnvMap& env, control::Channel& channel,
                                 const bootstrap::WorldInfo& world);
 
-/// Everything one libhvd instance holds. The store stays alive as long as the runtime: for
-/// PMIx or MPI it owns the library's session.
+/// Everything one libhvd instance holds. Once the transports are connected nothing talks to the
+/// store any more: hvdrun's is let go then (its connection closed), and `store` is kept only
+/// when it owns the PMIx or MPI session that must outlive the runtime.
 struct Instance {
   std::unique_ptr<bootstrap::KvStore> store;
   std::unique_ptr<Runtime> runtime;

@@ -2,7 +2,13 @@
 #pragma once
 // TransportChannel: the control Channel over a ring Transport (TCP or shared memory). Lives in
 // core/ because it joins the two halves that must not see each other: control/ and backends/.
+//
+// gather() goes up a binomial tree and broadcast() down one (the ring's tree broadcast), so no
+// rank talks to more than O(log n) others. Every length a peer announces is checked against
+// the bounds below before anything is allocated: a corrupt or hostile length is a BackendError
+// naming the rank, never a bad_alloc or an overrun.
 
+#include <cstdint>
 #include <memory>
 
 #include "backends/ring/transport.h"
@@ -10,15 +16,23 @@
 
 namespace hvd::core {
 
+/// The most one rank's gathered message may hold. Negotiation messages are names and shapes of
+/// the tensors a rank has ready: kilobytes, megabytes for thousands of tensors at once.
+inline constexpr uint64_t kMaxControlMessageBytes = uint64_t{64} << 20;
+/// The most a whole gather (all ranks' messages together) or a broadcast may hold.
+inline constexpr uint64_t kMaxControlTotalBytes = uint64_t{1} << 30;
+
 class TransportChannel : public control::Channel {
  public:
-  /// Owns its transport (a mesh of its own, apart from the tensor traffic's); used from the
-  /// background thread only.
+  /// Owns its transport (connections of its own, apart from the tensor traffic's); used from
+  /// the background thread only.
   explicit TransportChannel(std::unique_ptr<backends::ring::Transport> transport)
       : owned_(std::move(transport)), t_(*owned_) {}
   int rank() const override { return t_.rank(); }
   int size() const override { return t_.size(); }
+  /// Throws BackendError when a message passes the bounds above.
   std::vector<std::string> gather(const std::string& mine, int root) override;
+  /// Throws BackendError when root announces more than kMaxControlTotalBytes.
   std::string broadcast(const std::string& bytes, int root) override;
   /// One latency-optimised allreduce (kMin over 0/1 bytes is AND): the steady-state cycle.
   void bit_and(std::vector<uint8_t>& bits) override;

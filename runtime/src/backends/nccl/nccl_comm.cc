@@ -6,39 +6,18 @@
 
 #include "backends/cuda/cuda_stream.h"
 #include "backends/nccl/nccl_error.h"
+#include "backends/nccl/nccl_unique_id.h"
 #include "hvd/error.h"
 
 namespace hvd::backends::nccl {
-namespace {
-
-constexpr const char* kIdKey = "nccl/id";
-
-// Rank 0 makes the id (it names rank 0's NCCL bootstrap listener); the others read it after
-// the barrier, which every KvStore supports.
-ncclUniqueId exchange_id(bootstrap::KvStore& store, const bootstrap::WorldInfo& world,
-                         std::chrono::milliseconds timeout) {
-  ncclUniqueId id{};
-  if (world.rank == 0) {
-    HVD_NCCL_CHECK(ncclGetUniqueId(&id));
-    store.set(kIdKey, std::string(id.internal, sizeof(id.internal)));
-  }
-  store.barrier(kIdKey, timeout);
-  const std::string value = store.get(kIdKey, timeout);
-  if (value.size() != sizeof(id.internal)) {
-    throw BootstrapError(str_cat("the NCCL unique id from rank 0 has ", value.size(),
-                                 " bytes instead of ", sizeof(id.internal),
-                                 ": do all ranks use the same NCCL version?"));
-  }
-  std::memcpy(id.internal, value.data(), sizeof(id.internal));
-  return id;
-}
-
-}  // namespace
-
-NcclComm::NcclComm(bootstrap::KvStore& store, const bootstrap::WorldInfo& world,
+NcclComm::NcclComm(const Rank0Broadcast& broadcast, const bootstrap::WorldInfo& world,
                    std::chrono::milliseconds timeout)
     : timeout_(timeout) {
-  const ncclUniqueId id = exchange_id(store, world, timeout);
+  const ncclUniqueId id = share_unique_id(broadcast, world.rank, [] {
+    ncclUniqueId made{};
+    HVD_NCCL_CHECK(ncclGetUniqueId(&made));
+    return made;
+  });
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;  // see the header: our deadline, not NCCL's
   try {

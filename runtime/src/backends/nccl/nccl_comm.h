@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // NcclComm: the NCCL communicator of all ranks, made from an ncclUniqueId that rank 0 creates
-// and publishes through the bootstrap's KvStore (set, barrier, get: works on every store).
+// and shares over the control channel's broadcast (nccl_unique_id.h): the lane is made on the
+// first CUDA tensor, long after the bootstrap's store was let go.
 //
 // The communicator is non-blocking (ncclConfig_t.blocking = 0). A blocking one would wait
 // inside ncclCommInitRankConfig, and inside the first collective while NCCL connects the
@@ -14,7 +15,7 @@
 
 #include <chrono>
 
-#include "bootstrap/kv_store.h"
+#include "backends/rank0_broadcast.h"
 #include "bootstrap/world_info.h"
 
 namespace hvd::backends::nccl {
@@ -24,7 +25,7 @@ class NcclComm {
   /// Collective: every rank calls it, with the CUDA device it drives already current. Throws
   /// BootstrapError/TimeoutError when the id exchange fails, TimeoutError when some rank does
   /// not join within `timeout` (the communicator is aborted then), BackendError for NCCL errors.
-  NcclComm(bootstrap::KvStore& store, const bootstrap::WorldInfo& world,
+  NcclComm(const Rank0Broadcast& broadcast, const bootstrap::WorldInfo& world,
            std::chrono::milliseconds timeout);
   /// Finalises and destroys the communicator (aborts it when that fails or it was aborted).
   ~NcclComm();

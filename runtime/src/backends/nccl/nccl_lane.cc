@@ -10,10 +10,10 @@
 
 namespace hvd::backends::nccl {
 
-Lane make_nccl_lane(bootstrap::KvStore& store, const bootstrap::WorldInfo& world, Device device,
-                    std::chrono::milliseconds timeout) {
+Lane make_nccl_lane(const Rank0Broadcast& broadcast, const bootstrap::WorldInfo& world,
+                    Device device, std::chrono::milliseconds timeout) {
   auto stream = std::make_shared<cuda::CudaStream>(device.index);  // makes the device current
-  auto comm = std::make_unique<NcclComm>(store, world, timeout);
+  auto comm = std::make_unique<NcclComm>(broadcast, world, timeout);
   Lane lane;
   lane.backend =
       std::make_unique<NcclBackend>(stream, std::move(comm), world.rank, world.size, timeout);

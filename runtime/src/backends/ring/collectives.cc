@@ -4,6 +4,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "backends/ring/bruck_alltoall.h"
+#include "backends/ring/ring_peers.h"
 #include "backends/ring/ring_phases.h"
 #include "common/reduce_kernels.h"
 #include "hvd/error.h"
@@ -26,30 +28,25 @@ void check_counts(const Transport& t, const std::vector<size_t>& counts, const c
 
 // Recursive doubling over the largest power of two p <= n. The first 2*(n-p) ranks pair up
 // first (even hands its data to odd, which stands in for both) and get the result back at
-// the end, so any n works with 2 extra steps.
+// the end, so any n works with 2 extra steps. Partners: ring_peers.h's doubling_partner().
 void allreduce_doubling(Transport& t, BufferView buf, ReduceOp op) {
   const int n = t.size();
   const int r = t.rank();
   const size_t bytes = buf.bytes();
-  int p = 1;
-  while (p * 2 <= n) p *= 2;
+  const int p = largest_power_of_two(n);
   const int extra = n - p;
-  int vrank = r - extra;  // rank among the p, or -1 for a rank that sits out
   if (r < 2 * extra) {
     if (r % 2 == 0) {
       t.send(r + 1, buf.data, bytes);
-      vrank = -1;
     } else {
       t.send_recv_reduce(kNoPeer, nullptr, 0, r - 1, buf.data, buf.count, buf.dtype, op);
-      vrank = r / 2;
     }
   }
-  if (vrank >= 0) {
+  if (doubling_partner(r, n, 1) >= 0) {  // not sitting out
     // The partner's and our own sum must not be mixed while still being sent: send a copy.
     std::vector<char> mine(bytes);
     for (int mask = 1; mask < p; mask *= 2) {
-      const int vpeer = vrank ^ mask;
-      const int peer = vpeer < extra ? 2 * vpeer + 1 : vpeer + extra;
+      const int peer = doubling_partner(r, n, mask);
       std::memcpy(mine.data(), buf.data, bytes);
       t.send_recv_reduce(peer, mine.data(), bytes, peer, buf.data, buf.count, buf.dtype, op);
     }
@@ -59,6 +56,52 @@ void allreduce_doubling(Transport& t, BufferView buf, ReduceOp op) {
       t.send(r - 1, buf.data, bytes);
     } else {
       t.recv(r + 1, buf.data, bytes);
+    }
+  }
+}
+
+// Sends (or receives) the blocks of the ranks whose distance from root is in [va, vb): one
+// or two contiguous pieces of buf, as that range may wrap past the last rank.
+void move_blocks(Transport& t, bool sending, int peer, BufferView buf, const Blocks& blocks,
+                 int root, int va, int vb) {
+  const int n = t.size();
+  const size_t es = dtype_size(buf.dtype);
+  const auto piece = [&](int first, int last) {  // real ranks [first, last), no wrap
+    if (first >= last) return;
+    const size_t begin = blocks.offset[static_cast<size_t>(first)];
+    const size_t end =
+        blocks.offset[static_cast<size_t>(last - 1)] + blocks.count[static_cast<size_t>(last - 1)];
+    void* at = buf.slice(begin, 0).data;
+    if (sending) {
+      t.send(peer, at, (end - begin) * es);
+    } else {
+      t.recv(peer, at, (end - begin) * es);
+    }
+  };
+  const int a = va + root;
+  const int b = vb + root;
+  piece(std::min(a, n), std::min(b, n));
+  piece(std::max(a, n) - n, std::max(b, n) - n);
+}
+
+// Binomial scatter: afterwards every rank holds its own block of root's buf.
+void scatter_tree(Transport& t, BufferView buf, const Blocks& blocks, int root) {
+  const int n = t.size();
+  const int r = t.rank();
+  const int vrank = (r - root + n) % n;
+  int mask = 1;
+  while (mask < n) {
+    if ((vrank & mask) != 0) {
+      move_blocks(t, false, (r - mask + n) % n, buf, blocks, root, vrank,
+                  std::min(vrank + mask, n));
+      break;
+    }
+    mask *= 2;
+  }
+  for (mask /= 2; mask > 0; mask /= 2) {
+    if (vrank + mask < n) {
+      move_blocks(t, true, (r + mask) % n, buf, blocks, root, vrank + mask,
+                  std::min(vrank + 2 * mask, n));
     }
   }
 }
@@ -106,19 +149,10 @@ void broadcast(Transport& t, BufferView buf, int root, const CollectiveOptions& 
     broadcast_tree(t, buf, root);
     return;
   }
-  // Scatter the blocks from the root, then ring-allgather them: the root sends each byte
-  // once instead of log2(n) times.
+  // Scatter the blocks from the root down a binomial tree, then ring-allgather them: the root
+  // sends each byte once instead of log2(n) times, and only to its tree peers.
   const Blocks blocks = even_blocks(buf.count, n);
-  const size_t es = dtype_size(buf.dtype);
-  if (t.rank() == root) {
-    for (int r = 0; r < n; ++r) {
-      const auto b = static_cast<size_t>(r);
-      if (r != root) t.send(r, buf.slice(blocks.offset[b], 0).data, blocks.count[b] * es);
-    }
-  } else {
-    const auto b = static_cast<size_t>(t.rank());
-    t.recv(root, buf.slice(blocks.offset[b], 0).data, blocks.count[b] * es);
-  }
+  scatter_tree(t, buf, blocks, root);
   ring_allgather(t, buf, blocks);
 }
 
@@ -160,7 +194,6 @@ void alltoall(Transport& t, const BufferView& send, const std::vector<size_t>& s
                 send.dtype == recv.dtype,
             "alltoall: buffers of ", send.count, " and ", recv.count, " elements for counts ",
             "summing to ", total(send_counts), " and ", total(recv_counts));
-  const int n = t.size();
   const int r = t.rank();
   const Blocks out = blocks_of(send_counts);
   const Blocks in = blocks_of(recv_counts);
@@ -172,13 +205,9 @@ void alltoall(Transport& t, const BufferView& send, const std::vector<size_t>& s
     std::memcpy(recv.slice(in.offset[self], 0).data, send.slice(out.offset[self], 0).data,
                 out.count[self] * es);
   }
-  // Pairwise exchange: in step s every rank sends to r+s and receives from r-s.
-  for (int s = 1; s < n; ++s) {
-    const auto to = static_cast<size_t>((r + s) % n);
-    const auto from = static_cast<size_t>((r - s + n) % n);
-    t.send_recv(static_cast<int>(to), send.slice(out.offset[to], 0).data, out.count[to] * es,
-                static_cast<int>(from), recv.slice(in.offset[from], 0).data, in.count[from] * es);
-  }
+  // Bruck's algorithm: log2(n) steps to rank +- 2^k instead of n - 1 steps to every rank, so
+  // it needs only the tree peers' connections (ring_peers.h).
+  bruck_alltoall(t, send, out, recv, in);
 }
 
 void barrier(Transport& t) {

@@ -56,9 +56,10 @@ void HierarchicalBackend::allreduce(BufferView buf, ReduceOp op) {
 
 std::unique_ptr<RingBackend> make_hierarchical_backend(const HierarchicalKinds& kinds,
                                                        bootstrap::KvStore& store,
-                                                       const bootstrap::WorldInfo& world) {
-  std::unique_ptr<Transport> flat =
-      make_transport(kinds.flat, store, world.rank, world.size, "data");
+                                                       const bootstrap::WorldInfo& world,
+                                                       const auth::RunSecret& secret) {
+  std::unique_ptr<Transport> flat = make_transport(kinds.flat, store, world.rank, world.size,
+                                                   "data", secret, world.cross_size == 1);
   if (!same_ranks_per_host(*flat, world.local_size)) {
     if (world.rank == 0) {
       std::cerr << "libhvd: warning: " << env::kHierarchicalAllreduce
@@ -69,10 +70,12 @@ std::unique_ptr<RingBackend> make_hierarchical_backend(const HierarchicalKinds& 
   }
   GroupStore host_store(store, str_cat("host", world.cross_rank));
   std::unique_ptr<Transport> local =
-      make_transport(kinds.local, host_store, world.local_rank, world.local_size, "hier-local");
+      make_transport(kinds.local, host_store, world.local_rank, world.local_size, "hier-local",
+                     secret, /*one_host=*/true);
   GroupStore cross_store(store, str_cat("local-rank", world.local_rank));
   std::unique_ptr<Transport> cross =
-      make_transport("tcp", cross_store, world.cross_rank, world.cross_size, "hier-cross");
+      make_transport("tcp", cross_store, world.cross_rank, world.cross_size, "hier-cross", secret,
+                     /*one_host=*/false);
   return std::make_unique<HierarchicalBackend>(std::move(flat), kinds.flat, std::move(local),
                                                std::move(cross));
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "auth/run_secret.h"
 #include "backends/ring/ring_backend.h"
 #include "backends/ring/transport.h"
 #include "bootstrap/kv_store.h"
@@ -48,6 +49,7 @@ struct HierarchicalKinds {
 /// host's and its cross group's transports in the same step (see group_store.h).
 std::unique_ptr<RingBackend> make_hierarchical_backend(const HierarchicalKinds& kinds,
                                                        bootstrap::KvStore& store,
-                                                       const bootstrap::WorldInfo& world);
+                                                       const bootstrap::WorldInfo& world,
+                                                       const auth::RunSecret& secret);
 
 }  // namespace hvd::backends::ring

@@ -11,12 +11,13 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <charconv>
 #include <climits>
 #include <cstdint>
 #include <system_error>
 #include <utility>
 
+#include "backends/ring/ring_peers.h"
+#include "backends/ring/tcp_links.h"
 #include "common/reduce_kernels.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
@@ -26,7 +27,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr uint32_t kMagic = 0x48564454;            // "HVDT"
+constexpr uint32_t kMagic = 0x48564454;  // "HVDT"
+// Connections a listener queues before accept(): every lower peer may connect at once.
+constexpr int kBacklog = 1024;
 constexpr size_t kScratchBytes = size_t{1} << 20;  // a multiple of every element size
 constexpr size_t kMaxIo = size_t{4} << 20;         // bytes per send()/recv() call
 // Before sleeping in poll(), keep retrying the non-blocking calls this long: a peer on the same
@@ -53,24 +56,6 @@ int poll_ms(Clock::time_point deadline) {
   return static_cast<int>(std::min<int64_t>(left(deadline).count(), INT_MAX));
 }
 
-// The handshake both ends of a connection send: magic, rank, size, scope hash.
-using Hello = std::array<uint32_t, 4>;
-
-void send_hello(int fd, const Hello& h, Clock::time_point deadline) {
-  Hello wire;
-  for (size_t i = 0; i < h.size(); ++i) wire[i] = htonl(h[i]);
-  net::write_all(fd, wire.data(), sizeof(wire), deadline);
-}
-
-Hello read_hello(int fd, Clock::time_point deadline) {
-  Hello wire{};
-  if (!net::read_exact(fd, wire.data(), sizeof(wire), deadline)) {
-    throw BootstrapError("connection closed during the handshake");
-  }
-  for (auto& v : wire) v = ntohl(v);
-  return wire;
-}
-
 std::string this_host() {
   char name[256] = {};
   if (gethostname(name, sizeof(name) - 1) != 0) {
@@ -79,27 +64,30 @@ std::string this_host() {
   return name;
 }
 
-net::Fd accept_before(int listener, Clock::time_point deadline, int rank) {
-  for (;;) {
-    pollfd pfd{listener, POLLIN, 0};
-    const int rc = poll(&pfd, 1, poll_ms(deadline));
-    if (rc < 0 && errno != EINTR) throw BootstrapError(str_cat("poll: ", errno_text(errno)));
-    if (rc > 0) {
-      net::Fd fd(accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));
-      if (fd.valid()) {
-        const int one = 1;
-        setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        return fd;
-      }
-      if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN) {
-        throw BootstrapError(str_cat("accept: ", errno_text(errno)));
-      }
-    }
-    if (Clock::now() >= deadline) {
-      throw TimeoutError(
-          str_cat("ring tcp: rank ", rank, ": lower ranks did not connect before the deadline"));
-    }
+bool bound_to_loopback(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return false;
+  if (addr.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
+    return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
   }
+  return addr.ss_family == AF_INET6 &&
+         IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_addr);
+}
+
+// The listener, on bind_addr when given, else on the advertised host. A host NAME that this host
+// resolves to loopback (Debian's "127.0.1.1 name" in /etc/hosts) is reached by other hosts at
+// another address, which the name resolves to there: then every interface is the only choice.
+net::Fd listen_where_advertised(const std::string& host, const std::string& bind_addr) {
+  if (!bind_addr.empty()) return net::listen_tcp(bind_addr, 0, kBacklog);
+  net::Fd fd = net::listen_tcp(host, 0, kBacklog);
+  in_addr literal{};
+  if (bound_to_loopback(fd.get()) && inet_pton(AF_INET, host.c_str(), &literal) != 1 &&
+      host != "localhost") {
+    return net::listen_tcp("0.0.0.0", 0, kBacklog);
+  }
+  return fd;
 }
 
 // Where received bytes go: straight into the caller's buffer.
@@ -206,75 +194,54 @@ void exchange(int rank, Side to, const char* sbuf, size_t sbytes, Side from, Sin
 
 }  // namespace
 
-TcpTransport::TcpTransport(bootstrap::KvStore& store, int rank, int size, TcpOptions options)
-    : rank_(rank), size_(size), options_(std::move(options)), peers_(static_cast<size_t>(size)) {
+TcpTransport::TcpTransport(bootstrap::KvStore& store, int rank, int size,
+                           const auth::RunSecret& secret, TcpOptions options)
+    : rank_(rank), size_(size), options_(std::move(options)) {
   HVD_CHECK(size > 0 && rank >= 0 && rank < size, "rank ", rank, " of ", size);
-  if (size > 1) connect_mesh(store);
+  if (size > 1) connect_peers(store, secret);
 }
 
-void TcpTransport::connect_mesh(bootstrap::KvStore& store) {
+void TcpTransport::connect_peers(bootstrap::KvStore& store, const auth::RunSecret& secret) {
   const auto deadline = Clock::now() + options_.setup_timeout;
-  const Hello mine{kMagic, static_cast<uint32_t>(rank_), static_cast<uint32_t>(size_),
-                   fnv1a(options_.scope)};
-  const net::Fd listener = net::listen_tcp(options_.bind_addr, 0);
   const std::string host = options_.advertise_host.empty() ? this_host() : options_.advertise_host;
+  // Listening where the others are told to connect, not on every interface, keeps the port off
+  // networks the job does not use.
+  const net::Fd listener = listen_where_advertised(host, options_.bind_addr);
   const auto key = [&](int r) { return str_cat(options_.scope, "/tcp/", r); };
   store.set(key(rank_), str_cat(host, ":", net::local_port(listener.get())));
   store.barrier(options_.scope + "/tcp", left(deadline));
-  // Connect to every higher rank first: connect() completes in the peer's backlog, so nobody
-  // waits for an accept here and the order cannot deadlock.
-  for (int peer = rank_ + 1; peer < size_; ++peer) {
-    connect_to(peer, store.get(key(peer), left(deadline)), mine, deadline);
-  }
-  for (int accepted = 0; accepted < rank_; ++accepted) {
-    net::Fd fd = accept_before(listener.get(), deadline, rank_);
-    const Hello h = read_hello(fd.get(), deadline);
-    const auto peer = static_cast<int>(h[1]);
-    if (h[0] != kMagic || h[2] != mine[2] || h[3] != mine[3] || peer < 0 || peer >= rank_ ||
-        peers_[static_cast<size_t>(peer)].valid()) {
-      throw BootstrapError(str_cat("ring tcp: rank ", rank_, ": refused a connection claiming ",
-                                   "rank ", h[1], " of ", h[2], " (wrong run, scope or rank)"));
-    }
-    send_hello(fd.get(), mine, deadline);
-    peers_[static_cast<size_t>(peer)] = std::move(fd);
-  }
-  for (int peer = rank_ + 1; peer < size_; ++peer) {
-    const Hello h = read_hello(peers_[static_cast<size_t>(peer)].get(), deadline);
-    if (h[0] != kMagic || h[1] != static_cast<uint32_t>(peer) || h[2] != mine[2] ||
-        h[3] != mine[3]) {
-      throw BootstrapError(str_cat("ring tcp: rank ", rank_, ": the listener published by rank ",
-                                   peer, " answered as rank ", h[1], " of ", h[2]));
-    }
-  }
-}
 
-void TcpTransport::connect_to(int peer, const std::string& addr,
-                              const std::array<uint32_t, 4>& hello,
-                              std::chrono::steady_clock::time_point deadline) {
-  const size_t colon = addr.rfind(':');
-  uint16_t port = 0;
-  if (colon == std::string::npos ||
-      std::from_chars(addr.data() + colon + 1, addr.data() + addr.size(), port).ec != std::errc()) {
-    throw BootstrapError(str_cat("ring tcp: rank ", rank_, ": rank ", peer,
-                                 " published a malformed address '", addr, "'"));
+  LinkPlan plan;
+  plan.rank = rank_;
+  plan.size = size_;
+  plan.mine = Hello{kMagic, static_cast<uint32_t>(rank_), static_cast<uint32_t>(size_),
+                    fnv1a(options_.scope)};
+  std::vector<int> peers;
+  if (options_.connect_all_at_setup) {
+    for (int r = 0; r < size_; ++r) {
+      if (r != rank_) peers.push_back(r);
+    }
+  } else {
+    peers = algorithm_peers(rank_, size_);
   }
-  const std::string where =
-      str_cat("ring tcp: rank ", rank_, ": connecting to rank ", peer, " at ", addr, ": ");
-  try {
-    net::Fd fd = net::connect_tcp(addr.substr(0, colon), port, left(deadline));
-    send_hello(fd.get(), hello, deadline);
-    peers_[static_cast<size_t>(peer)] = std::move(fd);
-  } catch (const TimeoutError& e) {
-    throw TimeoutError(where + e.what());
-  } catch (const BootstrapError& e) {
-    throw BootstrapError(where + e.what());
+  for (const int peer : peers) {
+    if (peer < rank_) {
+      plan.accept_from.push_back(peer);
+    } else {
+      plan.connect_to.emplace(peer, store.get(key(peer), left(deadline)));
+    }
   }
+  Links links = link_peers(listener.get(), plan, secret, deadline);
+  peers_ = std::move(links.peers);
+  peak_sockets_ = links.peak_sockets;
 }
 
 int TcpTransport::fd_of(int peer, size_t bytes) const {
   if (bytes == 0) return -1;
-  HVD_CHECK(peer >= 0 && peer < size_ && peer != rank_, "rank ", rank_, ": bad peer ", peer);
-  return peers_[static_cast<size_t>(peer)].get();
+  const auto it = peers_.find(peer);
+  HVD_CHECK(it != peers_.end(), "ring tcp: rank ", rank_, " of ", size_, " has no connection to ",
+            "rank ", peer, " (not a peer of any collective, see ring_peers.h)");
+  return it->second.get();
 }
 
 void TcpTransport::send_recv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf,
@@ -288,8 +255,12 @@ void TcpTransport::send_recv_reduce(int to, const void* sbuf, size_t sbytes, int
                                     size_t count, DataType dtype, ReduceOp op) {
   const size_t elem = dtype_size(dtype);
   const size_t rbytes = count * elem;
-  if (scratch_.size() < kScratchBytes && rbytes > 0) scratch_.resize(kScratchBytes);
-  ReduceSink sink{scratch_.data(), kScratchBytes, static_cast<char*>(acc), elem, dtype, op};
+  // Grown to the largest message so far, up to kScratchBytes: a transport that carries only
+  // small messages (the control channel's) keeps a small ring. Multiples of 8 bytes keep the
+  // ring a multiple of every element size.
+  const size_t want = std::min(kScratchBytes, (rbytes + 7) / 8 * 8);
+  if (scratch_.size() < want) scratch_.resize(want);
+  ReduceSink sink{scratch_.data(), scratch_.size(), static_cast<char*>(acc), elem, dtype, op};
   exchange(rank_, Side{fd_of(to, sbytes), to}, static_cast<const char*>(sbuf), sbytes,
            Side{fd_of(from, rbytes), from}, sink, rbytes, options_.timeout);
 }

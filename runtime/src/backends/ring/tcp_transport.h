@@ -1,26 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// TcpTransport: a full mesh of TCP connections, one per pair of ranks, for ranks on any
-// hosts.
+// TcpTransport: TCP connections between the ranks of one communicator, on any hosts, to the
+// O(log size) peers its collectives use (ring_peers.h), not to every rank.
 //
-// Setup (through a KvStore, so any bootstrap can drive it): every rank listens on an
-// ephemeral port, publishes "host:port" under "<scope>/tcp/<rank>" and enters the store's
-// barrier "<scope>/tcp" (so it works with stores whose values travel only at barriers); it
-// then connects to every higher rank and accepts every lower one. Both ends of a connection send a
-// handshake (magic, rank, size, scope hash) and check the other's, so a stale address from another
-// run or communicator is refused instead of silently mixing streams.
+// Setup (through a KvStore, so any bootstrap can drive it; the store is not used afterwards):
+//   1. Every rank listens on an ephemeral port of the address it advertises (never 0.0.0.0
+//      unless bind_addr says so), publishes "host:port" under "<scope>/tcp/<rank>" and enters
+//      the store's barrier "<scope>/tcp" (so it works with stores whose values travel only at
+//      barriers).
+//   2. It reads the addresses of its HIGHER peers only, and connects to each; its lower peers
+//      connect to it. Per connection, before anything else:
+//        acceptor -> initiator  challenge  |
+//        initiator -> acceptor  response   | auth/handshake.h, purpose "ring", HVD_RUN_SECRET
+//        acceptor -> initiator  confirm    |
+//        initiator -> acceptor  hello      magic "HVDT", rank, size, scope hash (4 x u32 BE)
+//        acceptor -> initiator  hello      the same, for the acceptor
+//   3. One poll() loop drives all of this rank's connections at once (tcp_links.h). An
+//      arriving connection that fails the proof, sends garbage or nothing, or proves the secret
+//      but says hello as a rank this one does not expect (another scope or size, a duplicate),
+//      is closed and forgotten, and the listener keeps accepting until every expected peer is
+//      in or the setup deadline passes: another user who connects first cannot end the run.
+//   4. The listener is closed; stragglers get "connection refused".
+// A connection is made for every peer at setup rather than on first use: then no rank can wait
+// in a connect for a peer that is busy elsewhere, and the store can be let go right after.
 //
 // Data: send_recv drives both sockets non-blocking from one poll() loop, so two ranks sending
 // each other large messages never deadlock on full socket buffers. send_recv_reduce reduces
 // each received element as soon as it is complete, through a bounded scratch ring.
 
-#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "auth/run_secret.h"
 #include "backends/ring/transport.h"
 #include "bootstrap/kv_store.h"
 #include "net/socket.h"
@@ -30,7 +45,9 @@ namespace hvd::backends::ring {
 struct TcpOptions {
   /// Prefix of the store keys. Every transport built over the same store needs its own.
   std::string scope = "ring";
-  /// Address to listen on; "" means every interface.
+  /// Address to listen on; "" means the advertised one (advertise_host, or this host's name;
+  /// every interface when that is a name this host resolves to loopback, as other hosts reach
+  /// it elsewhere), "0.0.0.0" every interface.
   std::string bind_addr;
   /// Host name or address the other ranks use to reach this one; "" means gethostname().
   std::string advertise_host;
@@ -38,15 +55,20 @@ struct TcpOptions {
   std::chrono::milliseconds setup_timeout{60000};
   /// Bound on every send_recv / send_recv_reduce call.
   std::chrono::milliseconds timeout{30000};
+  /// Connect every pair of ranks at setup, as before the O(log N) scheme: only for the scale
+  /// benchmark's baseline (bench/ring_scale), never set by libhvd.
+  bool connect_all_at_setup = false;
 };
 
 class TcpTransport final : public Transport {
  public:
-  /// Connects the mesh. Collective: every rank of the store's run (whose ranks must be
-  /// [0, size)) constructs one with the same scope, as setup uses the store's barrier; with
-  /// size 1 the store is not touched. Throws BootstrapError (naming the peer rank and its
-  /// address) or TimeoutError. `store` is used only during construction.
-  TcpTransport(bootstrap::KvStore& store, int rank, int size, TcpOptions options = {});
+  /// Connects this rank to its peers. Collective: every rank of the store's run (whose ranks
+  /// must be [0, size)) constructs one with the same scope and secret, as setup uses the
+  /// store's barrier; with size 1 the store is not touched. Throws BootstrapError (naming the
+  /// peer rank and its address) or TimeoutError. `store` and `secret` are used only during
+  /// construction.
+  TcpTransport(bootstrap::KvStore& store, int rank, int size, const auth::RunSecret& secret,
+               TcpOptions options = {});
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -57,17 +79,21 @@ class TcpTransport final : public Transport {
   void send_recv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* acc, size_t count,
                         DataType dtype, ReduceOp op) override;
 
+  /// Sockets to peers now open (the listener is closed after setup).
+  size_t connections() const { return peers_.size(); }
+  /// The most sockets this rank held at once during setup, listener included.
+  size_t peak_sockets() const { return peak_sockets_; }
+
  private:
-  void connect_mesh(bootstrap::KvStore& store);
-  void connect_to(int peer, const std::string& addr, const std::array<uint32_t, 4>& hello,
-                  std::chrono::steady_clock::time_point deadline);
+  void connect_peers(bootstrap::KvStore& store, const auth::RunSecret& secret);
   int fd_of(int peer, size_t bytes) const;
 
   int rank_;
   int size_;
   TcpOptions options_;
-  std::vector<net::Fd> peers_;  // indexed by rank; empty for this rank
-  std::vector<char> scratch_;   // receive ring of send_recv_reduce
+  std::map<int, net::Fd> peers_;  // only the peers of ring_peers.h
+  size_t peak_sockets_ = 0;
+  std::vector<char> scratch_;  // receive ring of send_recv_reduce
 };
 
 }  // namespace hvd::backends::ring

@@ -8,7 +8,8 @@
 namespace hvd::backends::ring {
 
 std::unique_ptr<Transport> make_transport(const std::string& kind, bootstrap::KvStore& store,
-                                          int rank, int size, const std::string& scope) {
+                                          int rank, int size, const std::string& scope,
+                                          const auth::RunSecret& secret, bool one_host) {
   HVD_CHECK(kind == "shm" || kind == "tcp", "unknown ring transport '", kind, "'");
   if (kind == "shm") {
     ShmOptions options;
@@ -19,8 +20,8 @@ std::unique_ptr<Transport> make_transport(const std::string& kind, bootstrap::Kv
   options.scope = scope;
   // The address this rank used to reach hvdrun's store is one the other ranks can reach too,
   // which a bare host name is not always (node aliases, hosts without DNS entries).
-  options.advertise_host = store.reachable_address();
-  return std::make_unique<TcpTransport>(store, rank, size, options);
+  options.advertise_host = one_host ? "127.0.0.1" : store.reachable_address();
+  return std::make_unique<TcpTransport>(store, rank, size, secret, options);
 }
 
 }  // namespace hvd::backends::ring

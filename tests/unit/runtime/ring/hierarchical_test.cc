@@ -18,6 +18,7 @@
 #include "hvd/str_cat.h"
 #include "store/kv_server.h"
 #include "unit/runtime/common/typed_data.h"
+#include "unit/runtime/ring/ring_world.h"
 
 using hvd::DataType;
 using hvd::ReduceOp;
@@ -55,7 +56,7 @@ void run_hosts(const std::vector<int>& ranks_per_host, Fn&& fn) {
     test::KvClientStore store(server.port(), whole.size);
     const auto world = world_of(rank, ranks_per_host);
     std::unique_ptr<ring::RingBackend> backend =
-        ring::make_hierarchical_backend({"tcp", "shm"}, store, world);
+        ring::make_hierarchical_backend({"tcp", "shm"}, store, world, test::test_secret());
     fn(*backend, rank);
   });
 }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 
+#include "auth/run_secret.h"
 #include "backends/ring/shm_transport.h"
 #include "backends/ring/tcp_transport.h"
 #include "fakes/kv_client_store.h"
@@ -20,6 +21,14 @@ enum class TransportKind { kTcp, kShm };
 
 inline const char* kind_name(TransportKind k) { return k == TransportKind::kTcp ? "tcp" : "shm"; }
 
+/// The run secret every rank of a test world shares: fixed, so that ranks in forked processes
+/// have it too (a generated one would differ in a child that first asks after the fork).
+inline const auth::RunSecret& test_secret() {
+  static const auth::RunSecret secret = auth::RunSecret::from_hex(
+      "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", "test secret");
+  return secret;
+}
+
 /// A liveness bound: never reached when things work.
 inline constexpr std::chrono::milliseconds kLiveness{20000};
 
@@ -33,7 +42,7 @@ inline std::unique_ptr<ring::Transport> make_transport(TransportKind kind,
     o.advertise_host = "127.0.0.1";
     o.setup_timeout = kLiveness;
     o.timeout = timeout;
-    return std::make_unique<ring::TcpTransport>(store, rank, size, o);
+    return std::make_unique<ring::TcpTransport>(store, rank, size, test_secret(), o);
   }
   ring::ShmOptions o;
   o.setup_timeout = kLiveness;

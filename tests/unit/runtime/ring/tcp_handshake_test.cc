@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0
+// The TCP transport's authenticated setup: connections that are not the expected peer (another
+// user's forged hello, garbage, silence, the wrong secret, the right secret for another scope)
+// are dropped while the real ranks connect; listeners bind to the advertised address only.
+#include <arpa/inet.h>
+#include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "auth/handshake.h"
+#include "backends/ring/collectives.h"
+#include "backends/ring/tcp_links.h"
+#include "bootstrap/kv_store.h"
+#include "fakes/kv_client_store.h"
+#include "hvd/error.h"
+#include "net/socket.h"
+#include "store/kv_client.h"
+#include "unit/runtime/ring/ring_world.h"
+
+using hvd::BufferView;
+using hvd::DataType;
+using hvd::ReduceOp;
+using std::chrono::milliseconds;
+namespace test = hvd::test;
+namespace ring = hvd::backends::ring;
+namespace net = hvd::net;
+
+namespace {
+
+constexpr int kRanks = 3;
+constexpr int kTarget = kRanks - 1;  // accepts from every lower rank
+
+// The hello of the unauthenticated protocol: what an attacker who read the code would send.
+std::string forged_hello(uint32_t rank, uint32_t size, uint32_t scope_hash) {
+  const uint32_t wire[4] = {htonl(0x48564454), htonl(rank), htonl(size), htonl(scope_hash)};
+  return std::string(reinterpret_cast<const char*>(wire), sizeof(wire));
+}
+
+uint32_t fnv1a(const std::string& s) {
+  uint32_t h = 2166136261u;
+  for (const char c : s) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  return h;
+}
+
+uint16_t port_of(const std::string& addr) {
+  return static_cast<uint16_t>(std::stoi(addr.substr(addr.rfind(':') + 1)));
+}
+
+// The store of the ranks that connect to the target: it reads addresses (after the setup's
+// barrier, which the target needs all ranks to reach) only once the attack is over.
+class GatedStore final : public hvd::bootstrap::KvStore {
+ public:
+  GatedStore(uint16_t port, std::shared_future<void> go) : store_(port, kRanks), go_(go) {}
+  void set(const std::string& key, const std::string& value) override { store_.set(key, value); }
+  std::string get(const std::string& key, std::chrono::milliseconds timeout) override {
+    go_.wait();
+    return store_.get(key, timeout);
+  }
+  void barrier(const std::string& name, std::chrono::milliseconds timeout) override {
+    store_.barrier(name, timeout);
+  }
+
+ private:
+  test::KvClientStore store_;
+  std::shared_future<void> go_;
+};
+
+// Runs kRanks rank threads that build TCP transports and allreduce, while `attack` runs on a
+// thread of its own with the address the target rank published. The target has only lower
+// peers, and they start connecting only after `attack` returned: its connections are the
+// first the target's listener sees, and the target serves them (it is in its setup loop)
+// while the real peers wait. Returns each rank's result.
+std::vector<int64_t> run_attacked(const std::function<void(const std::string&)>& attack,
+                                  ring::TcpOptions options = {}) {
+  hvd::store::KvServer server("127.0.0.1", 0);
+  std::promise<void> attacked;
+  std::shared_future<void> go = attacked.get_future().share();
+  std::string attacker_failed;
+  std::thread attacker([&] {
+    try {
+      hvd::store::KvClient spy("127.0.0.1", server.port(), test::kLiveness);
+      attack(spy.get("kv/ring/tcp/" + std::to_string(kTarget), test::kLiveness));
+    } catch (const std::exception& e) {
+      attacker_failed = e.what();
+    }
+    attacked.set_value();
+  });
+  std::vector<int64_t> sums(kRanks, -1);
+  try {
+    test::spawn(kRanks, [&](int rank) {
+      std::unique_ptr<hvd::bootstrap::KvStore> store;
+      if (rank == kTarget) {
+        store = std::make_unique<test::KvClientStore>(server.port(), kRanks);
+      } else {
+        store = std::make_unique<GatedStore>(server.port(), go);
+      }
+      ring::TcpOptions o = options;
+      if (o.advertise_host.empty()) o.advertise_host = "127.0.0.1";
+      o.setup_timeout = test::kLiveness;
+      ring::TcpTransport t(*store, rank, kRanks, test::test_secret(), o);
+      int64_t v = rank + 1;
+      ring::allreduce(t, BufferView{&v, 1, DataType::kInt64, {}}, ReduceOp::kSum);
+      sums[static_cast<size_t>(rank)] = v;
+    });
+  } catch (...) {
+    attacker.join();
+    throw;
+  }
+  attacker.join();
+  CHECK(attacker_failed == "");
+  return sums;
+}
+
+// The local addresses (hex, as /proc/net/tcp writes them) of the IPv4 sockets listening on port.
+std::vector<std::string> listening_addresses(uint16_t port) {
+  std::vector<std::string> found;
+  std::ifstream tcp("/proc/net/tcp");
+  std::string line;
+  std::getline(tcp, line);  // header
+  while (std::getline(tcp, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state;
+    fields >> slot >> local >> remote >> state;
+    const size_t colon = local.find(':');
+    if (state == "0A" && colon != std::string::npos &&
+        std::stoul(local.substr(colon + 1), nullptr, 16) == port) {
+      found.push_back(local.substr(0, colon));
+    }
+  }
+  return found;
+}
+
+const std::vector<int64_t> kExpected(kRanks, kRanks*(kRanks + 1) / 2);
+
+}  // namespace
+
+TEST_CASE("ring tcp: forged hellos, garbage and silent connections do not stop the ranks") {
+  std::vector<net::Fd> held;
+  const auto sums = run_attacked([&](const std::string& addr) {
+    // The reported attack: claim rank 0 of this run before the real rank 0 connects.
+    for (const std::string& bytes :
+         {forged_hello(0, kRanks, fnv1a("ring")), std::string(4096, 'x'), std::string()}) {
+      net::Fd fd = net::connect_tcp("127.0.0.1", port_of(addr), test::kLiveness);
+      if (!bytes.empty()) net::write_all(fd.get(), bytes.data(), bytes.size());
+      held.push_back(std::move(fd));  // the silent one stays open during the whole setup
+    }
+  });
+  CHECK(sums == kExpected);
+  // The target closed every connection it did not keep: each reads EOF (or a reset).
+  for (const net::Fd& fd : held) {
+    char byte = 0;
+    ssize_t rc = 0;
+    do {
+      rc = recv(fd.get(), &byte, 1, 0);  // the challenge first, then the end
+    } while (rc > 0);
+    CHECK(rc <= 0);
+  }
+}
+
+TEST_CASE("ring tcp: a client with the wrong run secret is refused and the ranks connect") {
+  std::string refused;
+  const auto sums = run_attacked([&](const std::string& addr) {
+    net::Fd fd = net::connect_tcp("127.0.0.1", port_of(addr), test::kLiveness);
+    const hvd::auth::RunSecret wrong = hvd::auth::RunSecret::generate();
+    try {
+      hvd::auth::prove_as_initiator(fd.get(), wrong, "ring",
+                                    std::chrono::steady_clock::now() + test::kLiveness);
+    } catch (const hvd::Error& e) {
+      refused = e.what();
+    }
+  });
+  CHECK(sums == kExpected);
+  CHECK(!refused.empty());
+}
+
+TEST_CASE("ring tcp: a proven connection that says hello for another scope is dropped") {
+  bool closed = false;
+  const auto sums = run_attacked([&](const std::string& addr) {
+    net::Fd fd = net::connect_tcp("127.0.0.1", port_of(addr), test::kLiveness);
+    const auto deadline = std::chrono::steady_clock::now() + test::kLiveness;
+    hvd::auth::prove_as_initiator(fd.get(), test::test_secret(), "ring", deadline);
+    const std::string hello = forged_hello(0, kRanks, fnv1a("another-scope"));
+    net::write_all(fd.get(), hello.data(), hello.size());
+    char byte = 0;
+    closed = !net::read_exact(fd.get(), &byte, 1, deadline);  // no hello back
+  });
+  CHECK(closed);
+  CHECK(sums == kExpected);
+}
+
+TEST_CASE("ring tcp: the listener binds the advertised address, not every interface") {
+  std::vector<std::string> bound;
+  ring::TcpOptions o;
+  o.advertise_host = "127.0.0.2";  // loopback too, but another address than 127.0.0.1
+  const auto sums = run_attacked(
+      [&](const std::string& addr) {
+        CHECK(addr.rfind("127.0.0.2:", 0) == 0);
+        bound = listening_addresses(port_of(addr));  // what another user sees
+      },
+      o);
+  CHECK(sums == kExpected);
+  CHECK(bound == std::vector<std::string>{"0200007F"});  // 127.0.0.2, not 00000000 (any)
+}
+
+TEST_CASE("ring tcp: a flood of silent connections past the cap does not keep the peer out") {
+  const net::Fd listener = net::listen_tcp("127.0.0.1", 0);
+  const uint16_t port = net::local_port(listener.get());
+  ring::LinkPlan plan;
+  plan.rank = 1;
+  plan.size = 2;
+  plan.mine = ring::Hello{0x48564454, 1, 2, 7};
+  plan.accept_from = {0};
+  plan.max_pending = 2;
+  const auto deadline = std::chrono::steady_clock::now() + test::kLiveness;
+  std::vector<net::Fd> flood;
+  for (int i = 0; i < 5; ++i) flood.push_back(net::connect_tcp("127.0.0.1", port, test::kLiveness));
+  net::Fd real = net::connect_tcp("127.0.0.1", port, test::kLiveness);  // queued last
+  auto linked = std::async(std::launch::async, [&] {
+    return ring::link_peers(listener.get(), plan, test::test_secret(), deadline);
+  });
+  hvd::auth::prove_as_initiator(real.get(), test::test_secret(), "ring", deadline);
+  const std::string hello = forged_hello(0, 2, 7);
+  net::write_all(real.get(), hello.data(), hello.size());
+  std::string back(16, '\0');
+  REQUIRE(net::read_exact(real.get(), back.data(), back.size(), deadline));
+  const ring::Links links = linked.get();
+  CHECK(links.peers.size() == 1);
+  CHECK(links.peers.count(0) == 1);
+}
