@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kTypeUnsignedByte = 0x08;
 constexpr int64_t kMaxBytes = int64_t{1} << 32;  // a sanity bound against corrupt headers
-constexpr size_t kReadChunk = size_t{16} << 20;
+constexpr size_t kReadChunk = size_t{1} << 20;  // vector growth keeps the copies linear
 
 struct GzCloser {
   void operator()(gzFile_s* f) const { gzclose(f); }
