@@ -5,7 +5,7 @@
 # build tree's corpus), printing executions and findings per target.
 #
 #   scripts/fuzz.sh [SECONDS]     run each target SECONDS (default 60)
-#   scripts/fuzz.sh --runs N      run each target for N inputs (scripts/test.sh: a bounded smoke run)
+#   scripts/fuzz.sh --runs N      N inputs each, fixed seed (scripts/test.sh: a bounded smoke run)
 #   HVD_FUZZ_TARGETS="idx_fuzz checkpoint_fuzz" scripts/fuzz.sh 600    only those
 #
 # A finding is a crash, a sanitizer report, an exception other than hvd::Error (or an
@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 build_dir="${HVD_FUZZ_BUILD_DIR:-build-fuzz}"
 limit=(-max_total_time=60)
 if [ "${1:-}" = "--runs" ]; then
-  limit=(-runs="${2:?--runs needs a number}")
+  # A fixed seed: the same mutations each time, so that a run in CI passes or fails alike.
+  limit=(-runs="${2:?--runs needs a number}" -seed=1)
 elif [ -n "${1:-}" ]; then
   limit=(-max_total_time="$1")
 fi
