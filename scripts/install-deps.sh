@@ -13,6 +13,7 @@ packages=(
   slurm-wlm                                         # srun/sbatch, and the private test cluster
   libkainjow-mustache-dev                           # sbatch script templates
   doctest-dev                                       # unit tests
+  clang libfuzzer-14-dev                            # fuzz targets (fuzz/, scripts/fuzz.sh)
   hyperfine                                         # benchmark helper (scripts/bench-launch.sh)
   python3-torch python3-numpy python3-mpi4py        # framework tests, hvd-train's PyTorch baseline
   gnuplot-nox fonts-liberation                      # hvdrun report draws with it (and its fonts)

@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "checkpoint.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 
+#include "files/atomic_file.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
@@ -36,7 +32,7 @@ class Writer {
 
 class Reader {
  public:
-  Reader(const std::vector<char>& bytes, const std::string& path) : bytes_(bytes), path_(path) {}
+  Reader(std::string_view bytes, const std::string& path) : bytes_(bytes), path_(path) {}
   template <typename T>
   T get() {
     T v;
@@ -49,9 +45,15 @@ class Reader {
     std::memcpy(p, bytes_.data() + pos_, n);
     pos_ += n;
   }
+  void skip(size_t n) {
+    if (n > bytes_.size() - pos_)
+      throw ConfigError(str_cat("hvd-train: ", path_, ": truncated checkpoint"));
+    pos_ += n;
+  }
+  size_t left() const { return bytes_.size() - pos_; }
 
  private:
-  const std::vector<char>& bytes_;
+  std::string_view bytes_;
   const std::string& path_;
   size_t pos_ = 0;
 };
@@ -75,69 +77,74 @@ std::vector<char> encode(const Checkpoint& c) {
   return std::move(w.bytes());
 }
 
-void write_all(int fd, const std::vector<char>& bytes, const std::string& tmp) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw ConfigError(str_cat("hvd-train: writing ", tmp, ": ", std::strerror(errno)));
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0)
-    throw ConfigError(str_cat("hvd-train: fsync ", tmp, ": ", std::strerror(errno)));
-}
-
 }  // namespace
+
+int64_t mlp_parameter_count(const std::vector<int>& widths) {
+  int64_t total = 0;
+  for (size_t l = 0; l + 1 < widths.size(); ++l) {
+    int64_t weights = 0, layer = 0;
+    if (__builtin_mul_overflow(int64_t{widths[l]}, int64_t{widths[l + 1]}, &weights) ||
+        __builtin_add_overflow(weights, int64_t{widths[l + 1]}, &layer) ||
+        __builtin_add_overflow(total, layer, &total)) {
+      return -1;
+    }
+  }
+  return total;
+}
 
 void write_checkpoint(const std::string& path, const Checkpoint& c) {
   const std::vector<char> bytes = encode(c);
-  // Same folder as the target, so rename() stays on one file system and is atomic.
-  const std::string tmp = str_cat(path, ".tmp.", ::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw ConfigError(str_cat("hvd-train: cannot create ", tmp, ": ", std::strerror(errno)));
-  try {
-    write_all(fd, bytes, tmp);
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  ::close(fd);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw ConfigError(
-        str_cat("hvd-train: cannot rename ", tmp, " to ", path, ": ", std::strerror(err)));
-  }
+  files::AtomicFile file(path);
+  file.write(std::string_view(bytes.data(), bytes.size()));
+  file.commit();
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(str_cat("hvd-train: cannot open checkpoint ", path));
-  const std::vector<char> bytes{std::istreambuf_iterator<char>(in),
-                                std::istreambuf_iterator<char>()};
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw ConfigError(str_cat("hvd-train: cannot read checkpoint ", path));
+  return parse_checkpoint(bytes, path);
+}
+
+Checkpoint parse_checkpoint(std::string_view bytes, const std::string& path) {
+  const auto corrupt = [&path](const std::string& why) {
+    return ConfigError(str_cat("hvd-train: checkpoint ", path, ": ", why,
+                               "; remove it to start afresh, or point --checkpoint elsewhere"));
+  };
   if (bytes.size() < sizeof(kMagic) + sizeof(uint64_t) ||
       std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
-    throw ConfigError(str_cat("hvd-train: ", path, ": not an hvd-train checkpoint"));
+    throw corrupt("not an hvd-train checkpoint");
   }
   const size_t body = bytes.size() - sizeof(uint64_t);
   uint64_t stored;
   std::memcpy(&stored, bytes.data() + body, sizeof(stored));
-  if (stored != checksum(bytes.data(), body)) {
-    throw ConfigError(
-        str_cat("hvd-train: ", path, ": checkpoint checksum mismatch (corrupt file)"));
-  }
-  Reader r(bytes, path);
-  char magic[sizeof(kMagic)];
-  r.get_bytes(magic, sizeof(magic));
+  if (stored != checksum(bytes.data(), body)) throw corrupt("checksum mismatch (corrupt file)");
+  Reader r(bytes.substr(0, body), path);
+  r.skip(sizeof(kMagic));
   Checkpoint c;
-  c.widths.resize(r.get<uint32_t>());
-  for (int& width : c.widths) width = r.get<int32_t>();
+  // Every count is checked against the bytes left before anything is sized from it.
+  const uint32_t layers = r.get<uint32_t>();
+  if (layers < 2 || layers > r.left() / sizeof(int32_t)) {
+    throw corrupt(str_cat("it claims ", layers, " layer widths, which ", r.left(),
+                          " bytes cannot hold (or fewer than 2)"));
+  }
+  c.widths.resize(layers);
+  for (int& width : c.widths) {
+    width = r.get<int32_t>();
+    if (width <= 0) throw corrupt(str_cat("a layer width of ", width));
+  }
   c.step = r.get<int64_t>();
+  if (c.step < 0) throw corrupt(str_cat("a negative step count (", c.step, ")"));
   const uint64_t count = r.get<uint64_t>();
-  if (count > body / sizeof(float))
-    throw ConfigError(str_cat("hvd-train: ", path, ": truncated checkpoint"));
+  const int64_t expected = mlp_parameter_count(c.widths);
+  if (expected < 0 || count != static_cast<uint64_t>(expected)) {
+    throw corrupt(str_cat("it holds ", count, " parameters, but its widths imply ", expected));
+  }
+  if (count > r.left() / (2 * sizeof(float)) || r.left() != count * 2 * sizeof(float)) {
+    throw corrupt(str_cat(count, " parameters and their momenta do not fill the ", r.left(),
+                          " bytes left (truncated or padded file)"));
+  }
   c.params.resize(count);
   c.momentum.resize(count);
   r.get_bytes(c.params.data(), count * sizeof(float));

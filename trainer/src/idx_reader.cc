@@ -14,6 +14,7 @@ namespace {
 
 constexpr int kTypeUnsignedByte = 0x08;
 constexpr int64_t kMaxBytes = int64_t{1} << 32;  // a sanity bound against corrupt headers
+constexpr size_t kReadChunk = size_t{1} << 20;  // vector growth keeps the copies linear
 
 struct GzCloser {
   void operator()(gzFile_s* f) const { gzclose(f); }
@@ -60,12 +61,20 @@ IdxArray read_idx(const std::string& path) {
     unsigned char dim[4];
     read_exact(f.get(), path, dim, sizeof(dim));
     a.dims.push_back(big_endian(dim));
-    total *= a.dims.back();
-    if (total > kMaxBytes)
-      throw ConfigError(str_cat("hvd-train: ", path, ": IDX header too large"));
+    // Checked multiply: two dims of 2^32-1 overflow int64 and once wrapped past this bound.
+    if (__builtin_mul_overflow(total, a.dims.back(), &total) || total > kMaxBytes) {
+      throw ConfigError(str_cat("hvd-train: ", path, ": IDX header too large (dimension ", i,
+                                " is ", a.dims.back(), ")"));
+    }
   }
-  a.data.resize(static_cast<size_t>(total));
-  read_exact(f.get(), path, a.data.data(), a.data.size());
+  // The header's size is only a claim: grow the array as the bytes actually arrive, so that a
+  // short (or gzip) file claiming gigabytes is refused as truncated without allocating them.
+  const auto want = static_cast<size_t>(total);
+  while (a.data.size() < want) {
+    const size_t at = a.data.size();
+    a.data.resize(at + std::min(want - at, kReadChunk));
+    read_exact(f.get(), path, a.data.data() + at, a.data.size() - at);
+  }
   return a;
 }
 

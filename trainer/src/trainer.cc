@@ -97,9 +97,12 @@ void Trainer::restore_or_broadcast() {
   std::vector<int64_t> step{0};
   if (rank_ == 0 && options_.resume && file_exists(options_.checkpoint_path)) {
     Checkpoint c = read_checkpoint(options_.checkpoint_path);
-    if (c.widths != model_->widths()) {
-      throw ConfigError(str_cat("hvd-train: checkpoint ", options_.checkpoint_path,
-                                " is for another model shape; remove it or match --hidden"));
+    // parse_checkpoint() tied the parameter count to the file's widths; both must be the model's,
+    // or the upload below would read past the end of the checkpoint's arrays.
+    if (c.widths != model_->widths() || c.params.size() != n || c.momentum.size() != n) {
+      throw ConfigError(str_cat(
+          "hvd-train: checkpoint ", options_.checkpoint_path, " is for another model shape (",
+          c.params.size(), " parameters, this model has ", n, "); remove it or match --hidden"));
     }
     params = std::move(c.params);
     velocity = std::move(c.momentum);

@@ -104,6 +104,30 @@ std::string_view op_type_name(OpType type) {
   return "?";
 }
 
+std::string shape_problem(const std::vector<int64_t>& shape, DataType dtype) {
+  const auto size = static_cast<int64_t>(dtype_size(dtype));
+  if (size == 0) return str_cat("an unknown data type (", static_cast<int>(dtype), ")");
+  // The product of the dimensions with zeros counted as one bounds every partial product the
+  // runtime takes (a row, the rows of one rank, the bytes), so checking it checks them all.
+  int64_t bound = size;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      return str_cat("dimension ", i, " is ", shape[i], "; dimensions must be >= 0");
+    }
+    if (__builtin_mul_overflow(bound, shape[i] == 0 ? 1 : shape[i], &bound)) {
+      return str_cat("its ", shape.size(), " dimensions of ", dtype_name(dtype),
+                     " hold more bytes than fit in int64");
+    }
+  }
+  return {};
+}
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
 std::string encode_requests(const std::vector<Request>& requests) {
   Writer w;
   w.put<uint32_t>(static_cast<uint32_t>(requests.size()));

@@ -58,6 +58,16 @@ struct Response {
   std::string error;   // kError: why, naming the tensor and the ranks that disagree
 };
 
+/// Why `shape` of `dtype` cannot be a tensor: an unknown dtype, a negative dimension, or a size
+/// whose elements (or bytes) do not fit in int64; empty when it is valid. Every count the runtime
+/// derives from a valid shape (elements, rows, bytes, with zero dimensions counted as one) fits.
+/// The API and the coordinator both check it, so neither a caller nor a peer can make a rank
+/// compute a wrapped size.
+std::string shape_problem(const std::vector<int64_t>& shape, DataType dtype);
+
+/// The elements of a shape that shape_problem() accepted.
+int64_t element_count(const std::vector<int64_t>& shape);
+
 /// Binary codecs for the control channel. decode_* throw BackendError on malformed input.
 std::string encode_requests(const std::vector<Request>& requests);
 std::vector<Request> decode_requests(std::string_view bytes);

@@ -35,6 +35,40 @@ std::vector<int64_t> tail_dims(const std::vector<int64_t>& shape) {
   return shape.empty() ? shape : std::vector<int64_t>(shape.begin() + 1, shape.end());
 }
 
+// Why a rank's own request cannot run whatever the others say: a shape no tensor can have, a
+// root outside the world. Checked here, on the coordinator, because a request may come from a
+// peer (another build, a bug): no rank may size a buffer from a count nobody validated.
+std::string request_problem(const Request& r, int size) {
+  if (std::string why = shape_problem(r.shape, r.dtype); !why.empty()) {
+    return str_cat(op_type_name(r.type), " '", r.name, "': rank ", r.rank, " gave shape ",
+                   shape_text(r.shape), ": ", why);
+  }
+  if ((r.type == OpType::kReducescatter || r.type == OpType::kAlltoall) && r.shape.empty()) {
+    return str_cat(op_type_name(r.type), " '", r.name, "': rank ", r.rank,
+                   " gave a scalar; it needs at least one dimension to split");
+  }
+  if (r.type == OpType::kBroadcast && (r.root < 0 || r.root >= size)) {
+    return str_cat("broadcast '", r.name, "': rank ", r.rank, " gave root rank ", r.root,
+                   ", outside 0..", size - 1);
+  }
+  return {};
+}
+
+// An allgather's output: the rows of every rank together must still be a valid shape.
+std::string gathered_problem(const std::vector<Request>& rs) {
+  std::vector<int64_t> gathered = rs[0].shape.empty() ? std::vector<int64_t>{0} : rs[0].shape;
+  gathered[0] = 0;
+  for (const Request& r : rs) {
+    const int64_t rows = r.shape.empty() ? 1 : r.shape[0];
+    if (__builtin_add_overflow(gathered[0], rows, &gathered[0])) gathered[0] = -1;
+  }
+  if (std::string why = shape_problem(gathered, rs[0].dtype); !why.empty() || gathered[0] < 0) {
+    return str_cat("allgather '", rs[0].name, "': the gathered tensor would be too large (",
+                   why.empty() ? "its rows overflow int64" : why, ")");
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string check_agreement(const std::vector<Request>& rs) {
@@ -73,7 +107,11 @@ std::string check_agreement(const std::vector<Request>& rs) {
 MessageTable::MessageTable(int size) : size_(size) { HVD_CHECK(size > 0, "world size ", size); }
 
 bool MessageTable::add(const Request& request) {
-  HVD_CHECK(request.rank >= 0 && request.rank < size_, "request from rank ", request.rank);
+  if (request.rank < 0 || request.rank >= size_) {
+    // The rank comes off the wire: a peer's bad frame, not a bug here.
+    throw BackendError(str_cat("control message: a request for '", request.name, "' claims rank ",
+                               request.rank, ", outside 0..", size_ - 1));
+  }
   Entry& e = table_[request.name];
   if (e.present.empty()) {
     e.requests.resize(static_cast<size_t>(size_));
@@ -106,9 +144,15 @@ Response MessageTable::take_response(const std::string& name) {
   r.prescale = first.prescale;
   r.postscale = first.postscale;
   r.group = first.group;
-  int64_t count = 1;
-  for (int64_t d : first.shape) count *= d;
-  r.counts = {count};
+  r.counts = {0};
+  for (const Request& q : e.requests) {
+    if (std::string why = request_problem(q, size_); !why.empty()) {
+      r.kind = Response::Kind::kError;
+      r.error = why;
+      return r;
+    }
+  }
+  r.counts = {element_count(first.shape)};
   if (!e.duplicates.empty()) {
     r.kind = Response::Kind::kError;
     r.error = str_cat("tensor '", name, "' was submitted twice by rank ", e.duplicates[0],
@@ -116,6 +160,7 @@ Response MessageTable::take_response(const std::string& name) {
     return r;
   }
   std::string why = check_agreement(e.requests);
+  if (why.empty() && r.type == OpType::kAllgather) why = gathered_problem(e.requests);
   if (why.empty() && r.type == OpType::kAlltoall &&
       (first.shape.empty() || first.shape[0] % size_ != 0)) {
     // Each rank gets rows/size rows from every rank; uneven splits would need the receive

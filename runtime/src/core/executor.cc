@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/executor.h"
 
+#include <algorithm>
+
 #include "backends/copy_plan.h"
 #include "hvd/error.h"
 
@@ -116,16 +118,27 @@ void Executor::allreduce_fused(Lane& lane, const control::Response& r,
 
 void Executor::allgather(Lane& lane, const control::Response& r, TensorEntry& e) {
   HVD_CHECK(r.first_dims.size() == static_cast<size_t>(size_), "allgather without first dims");
-  const size_t row = row_elements(e.request);
-  std::vector<size_t> counts;
-  int64_t rows = 0;
+  // The first dims come from the coordinator, which checked them; a response from a peer is
+  // still checked again here, in int64 without wrapping, before anything is sized from it.
+  std::vector<int64_t> out_shape =
+      e.request.shape.empty() ? std::vector<int64_t>{0} : e.request.shape;
+  const int64_t own_rows = e.request.shape.empty() ? 1 : e.request.shape[0];
+  out_shape[0] = 0;
   for (int64_t d : r.first_dims) {
-    counts.push_back(static_cast<size_t>(d) * row);
-    rows += d;
+    if (d < 0 || __builtin_add_overflow(out_shape[0], d, &out_shape[0])) out_shape[0] = -1;
+    if (out_shape[0] < 0) break;
   }
-  e.handle->output_shape = e.request.shape.empty() ? std::vector<int64_t>{rows} : e.request.shape;
-  e.handle->output_shape[0] = rows;
-  const size_t count = static_cast<size_t>(rows) * row;
+  if (out_shape[0] < 0 || own_rows != r.first_dims[static_cast<size_t>(rank_)] ||
+      !control::shape_problem(out_shape, r.dtype).empty()) {
+    throw BackendError(str_cat("allgather '", e.request.name,
+                               "': the coordinator's row counts do not fit this rank's tensor"));
+  }
+  const auto row =
+      static_cast<size_t>(control::element_count(out_shape) / std::max<int64_t>(out_shape[0], 1));
+  std::vector<size_t> counts;
+  for (int64_t d : r.first_dims) counts.push_back(static_cast<size_t>(d) * row);
+  e.handle->output_shape = out_shape;
+  const auto count = static_cast<size_t>(control::element_count(out_shape));
   e.handle->output.resize(count * dtype_size(r.dtype));
   if (e.input.device.is_cpu()) {
     lane.backend->allgatherv(e.input, {e.handle->output.data(), count, r.dtype, e.input.device},

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "control/message.h"
 #include "core/runtime_factory.h"
 #include "hvd/hvd.h"
 
@@ -69,9 +70,12 @@ int world_field(int bootstrap::WorldInfo::*field) {
 }  // namespace
 
 size_t TensorView::count() const {
-  size_t n = 1;
-  for (int64_t d : shape) n *= static_cast<size_t>(d);
-  return n;
+  // An invalid shape (a negative dimension, a size beyond int64) counts no elements, so nothing
+  // is ever sized from it; it is still negotiated, and the coordinator fails it on every rank
+  // with an error naming the tensor and the rank (control::shape_problem), so that the other
+  // ranks do not wait for it forever.
+  if (!control::shape_problem(shape, dtype).empty()) return 0;
+  return static_cast<size_t>(control::element_count(shape));
 }
 
 Status Handle::wait() const {

@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
+#include "files/atomic_file.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
@@ -40,24 +40,15 @@ TimelineFile::TimelineFile(const std::string& path, size_t window_pages)
     : path_(path), page_(static_cast<size_t>(sysconf(_SC_PAGESIZE))), window_pages_(window_pages) {
   HVD_CHECK(page_ >= 64, "page size ", page_);
   HVD_CHECK(window_pages_ >= 2, "a timeline mapping of ", window_pages_, " pages");
-  // Built under a temporary name so that `path` is never seen empty or half-written.
-  const std::string tmp = str_cat(path, ".tmp", getpid());
-  fd_ = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw_io("cannot create", tmp);
-  try {
-    write_at("[]", 0);
-  } catch (...) {
-    ::close(fd_);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::close(fd_);
-    ::unlink(tmp.c_str());
-    errno = err;
-    throw_io("cannot create", path);
-  }
+  // Built under a fresh mkstemp name (O_EXCL: a symlink planted beside it is never followed)
+  // and renamed at once, so that `path` is never seen empty or half-written; from then on the
+  // file grows in place and stays valid JSON (see the header). The AtomicFile's descriptor
+  // closes with it, so the file keeps a duplicate.
+  files::AtomicFile file(path);
+  file.write("[]");
+  file.commit();
+  fd_ = ::fcntl(file.fd(), F_DUPFD_CLOEXEC, 0);
+  if (fd_ < 0) throw_io("cannot keep open", path);
 }
 
 TimelineFile::~TimelineFile() {

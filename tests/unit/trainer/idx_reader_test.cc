@@ -57,6 +57,17 @@ TEST_CASE("idx_reader: reads the dims and bytes of a gzip-compressed IDX file") 
     CHECK_THROWS_WITH_AS(read_idx(dir.file("floats.gz")), doctest::Contains("unsigned bytes"),
                          hvd::ConfigError);
   }
+  SUBCASE("dims whose product overflows int64 are a ConfigError, not a wrapped size") {
+    // (2^32-1)^2 wrapped to a negative int64 that passed the old size bound.
+    write_gz(dir.file("wrap.gz"), idx_bytes({0xFFFFFFFFu, 0xFFFFFFFFu, 2}, data));
+    CHECK_THROWS_WITH_AS(read_idx(dir.file("wrap.gz")), doctest::Contains("IDX header too large"),
+                         hvd::ConfigError);
+  }
+  SUBCASE("a header claiming gigabytes over a few bytes is refused as truncated") {
+    write_gz(dir.file("claims.gz"), idx_bytes({0x40000000u, 4}, data));
+    CHECK_THROWS_WITH_AS(read_idx(dir.file("claims.gz")), doctest::Contains("truncated"),
+                         hvd::ConfigError);
+  }
   SUBCASE("a missing file names the Debian package") {
     CHECK_THROWS_WITH_AS(read_idx(dir.file("missing.gz")),
                          doctest::Contains("dataset-fashion-mnist"), hvd::ConfigError);

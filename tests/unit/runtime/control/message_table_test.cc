@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include "hvd/error.h"
+
 namespace control = hvd::control;
 
 namespace {
@@ -102,4 +104,40 @@ TEST_CASE("message_table: alltoall rows must split evenly over the ranks") {
             "(3); uneven splits are not supported");
     }
   }
+}
+
+TEST_CASE(
+    "message_table: a peer's invalid shape, root or rank fails that tensor, naming the rank") {
+  control::MessageTable table(2);
+  control::Request bad = req(1, "g", {-1, 4});
+  bad.type = control::OpType::kAllgather;
+  control::Request good = req(0, "g", {2, 4});
+  good.type = control::OpType::kAllgather;
+  table.add(good);
+  REQUIRE(table.add(bad));
+  control::Response r = table.take_response("g");
+  CHECK(r.kind == control::Response::Kind::kError);
+  CHECK(r.error ==
+        "allgather 'g': rank 1 gave shape [-1, 4]: dimension 0 is -1; dimensions "
+        "must be >= 0");
+
+  // Rows that are each fine but overflow int64 once gathered.
+  control::Request big0 = req(0, "h", {int64_t{1} << 62, 1}),
+                   big1 = req(1, "h", {int64_t{1} << 62, 1});
+  big0.type = big1.type = control::OpType::kAllgather;
+  big0.dtype = big1.dtype = hvd::DataType::kUInt8;
+  table.add(big0);
+  REQUIRE(table.add(big1));
+  r = table.take_response("h");
+  CHECK(r.kind == control::Response::Kind::kError);
+  CHECK(r.error.find("the gathered tensor would be too large") != std::string::npos);
+
+  control::Request b0 = req(0, "b"), b1 = req(1, "b");
+  b0.type = b1.type = control::OpType::kBroadcast;
+  b0.root = b1.root = 7;
+  table.add(b0);
+  REQUIRE(table.add(b1));
+  CHECK(table.take_response("b").error == "broadcast 'b': rank 0 gave root rank 7, outside 0..1");
+
+  CHECK_THROWS_AS(table.add(req(5, "x")), hvd::BackendError);
 }

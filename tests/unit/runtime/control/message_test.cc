@@ -62,3 +62,36 @@ TEST_CASE("message: malformed frames are BackendErrors, not crashes or huge allo
   bad_enum[4 + 4 + 4] = '\x09';  // count, rank, name length, then the op type
   CHECK_THROWS_AS(control::decode_requests(bad_enum), hvd::BackendError);
 }
+
+TEST_CASE("message: responses with truncated bytes or huge announced counts are refused") {
+  control::Response r;
+  r.names = {"a", "b"};
+  r.first_dims = {1, 2};
+  r.counts = {3, 4};
+  const std::string good = control::encode_responses({r});
+  for (size_t cut = 0; cut < good.size(); ++cut) {
+    CHECK_THROWS_AS(control::decode_responses(good.substr(0, cut)), hvd::BackendError);
+  }
+  // The names count sits after the response count and two enum bytes; the first_dims count
+  // after the names and the fixed fields. Each is set to 2^32-1: no allocation may follow.
+  std::string huge_names = good;
+  for (size_t i = 6; i < 10; ++i) huge_names[i] = '\xff';
+  CHECK_THROWS_AS(control::decode_responses(huge_names), hvd::BackendError);
+  const size_t dims_at = 4 + 2 + 4 + (4 + 1) * 2 + 2 + 4 + 4 + 8 + 8;
+  std::string huge_dims = good;
+  for (size_t i = dims_at; i < dims_at + 4; ++i) huge_dims[i] = '\xff';
+  CHECK_THROWS_AS(control::decode_responses(huge_dims), hvd::BackendError);
+}
+
+TEST_CASE("message: shape_problem refuses negative dimensions and sizes beyond int64") {
+  CHECK(control::shape_problem({2, 3}, hvd::DataType::kFloat32).empty());
+  CHECK(control::shape_problem({}, hvd::DataType::kFloat32).empty());
+  CHECK(control::shape_problem({0, int64_t{1} << 40}, hvd::DataType::kFloat64).empty());
+  CHECK(control::shape_problem({-1, 4}, hvd::DataType::kFloat32) ==
+        "dimension 0 is -1; dimensions must be >= 0");
+  CHECK(control::shape_problem({int64_t{1} << 31, int64_t{1} << 31}, hvd::DataType::kFloat32)
+            .find("more bytes than fit in int64") != std::string::npos);
+  CHECK(control::shape_problem({int64_t{1} << 61}, hvd::DataType::kFloat64)
+            .find("more bytes than fit in int64") != std::string::npos);
+  CHECK_FALSE(control::shape_problem({1}, static_cast<hvd::DataType>(42)).empty());
+}

@@ -151,6 +151,44 @@ TEST_CASE("runtime: a disagreement fails that tensor on every rank and the rest 
   });
 }
 
+TEST_CASE("runtime: a negative dimension on one rank fails that allgather on every rank") {
+  // Issue 10's reproducer: rank 1 allgathers {-1, 4} while rank 0 is well-behaved. Before,
+  // rank 0 sized its output from the wrapped row count and overflowed its heap.
+  spawn(2, [](int rank, core::Runtime& rt) {
+    const std::vector<int64_t> shape =
+        rank == 1 ? std::vector<int64_t>{-1, 4} : std::vector<int64_t>{2, 4};
+    // TensorView::count(), which the API sizes buffers with, is 0 for the invalid shape.
+    std::vector<float> data(rank == 1 ? 0 : 8, 1.0f);
+    BufferView b{data.data(), data.size(), DataType::kFloat32, {}};
+    auto h = rt.enqueue(req("g", control::OpType::kAllgather, DataType::kFloat32, shape), b, b);
+    const hvd::Status s = h->wait();
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.code() == hvd::ErrorCode::kUsage);
+    CHECK_MESSAGE(s.message().find("allgather 'g': rank 1 gave shape [-1, 4]") != std::string::npos,
+                  s.message());
+    CHECK(h->output.empty());
+    // The runtime is unharmed: the next collective runs.
+    std::vector<float> x(3, 1.0f);
+    BufferView xb{x.data(), x.size(), DataType::kFloat32, {}};
+    CHECK(rt.enqueue(req("x", control::OpType::kAllreduce, DataType::kFloat32, {3}), xb, xb)
+              ->wait()
+              .ok());
+    CHECK(x[0] == 2.0f);
+  });
+}
+
+TEST_CASE("runtime: a shape whose size overflows int64 is refused on every rank") {
+  spawn(2, [](int, core::Runtime& rt) {
+    const std::vector<int64_t> shape{int64_t{1} << 40, int64_t{1} << 40};
+    BufferView b{nullptr, 0, DataType::kFloat32, {}};
+    auto h = rt.enqueue(req("big", control::OpType::kAllreduce, DataType::kFloat32, shape), b, b);
+    const hvd::Status s = h->wait();
+    REQUIRE_FALSE(s.ok());
+    CHECK_MESSAGE(s.message().find("more bytes than fit in int64") != std::string::npos,
+                  s.message());
+  });
+}
+
 TEST_CASE("runtime: shutdown fails what is still pending, with a clear message") {
   spawn(2, [](int rank, core::Runtime& rt) {
     std::vector<float> x(2);

@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "hvd/error.h"
@@ -75,4 +77,19 @@ TEST_CASE("timeline file: an element larger than a page is a bug, not a broken f
 TEST_CASE("timeline file: a folder that does not exist is a ConfigError") {
   TempDir dir;
   CHECK_THROWS_AS(TimelineFile(dir.file("no/such/dir/t.json")), hvd::ConfigError);
+}
+
+TEST_CASE("timeline file: a symlink planted at the old temporary name is not followed") {
+  TempDir dir;
+  const std::string path = dir.file("t.json");
+  const std::string victim = dir.file("victim");
+  { std::ofstream(victim) << "precious\n"; }
+  // The old code opened path + ".tmp" + pid with O_TRUNC, through any symlink there.
+  std::filesystem::create_symlink(victim, path + ".tmp" + std::to_string(::getpid()));
+  TimelineFile f(path);
+  f.append(element(1, 40));
+  f.close();
+  CHECK(read_text(victim) == "precious\n");
+  CHECK(read_json(path).size() == 1);
+  CHECK_FALSE(std::filesystem::is_symlink(path));
 }
