@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "files/atomic_file.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
@@ -99,9 +100,8 @@ nlohmann::json to_json(const Options& o, const RunInfo& info, const std::vector<
 }
 
 void write_json(const std::string& file, const nlohmann::json& doc) {
-  std::ofstream out(file);
-  out << doc.dump(2) << "\n";
-  if (!out) throw ConfigError(str_cat("hvd-bench: cannot write --json file '", file, "'"));
+  // Whole or not at all, and never through a planted symlink.
+  files::write_file_atomically(file, doc.dump(2) + "\n");
 }
 
 }  // namespace hvd::bench

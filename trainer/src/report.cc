@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "files/atomic_file.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
@@ -92,9 +93,8 @@ void write_json(const std::string& path, const RunReport& r) {
        r.baseline > 0 ? nlohmann::json(r.scaling_efficiency()) : nlohmann::json(nullptr)},
       {"cpu_ms_per_image", r.cpu_ms_per_image},
       {"epochs", epochs}};
-  std::ofstream out(path);
-  out << j.dump(2) << "\n";
-  if (!out) throw ConfigError(str_cat("hvd-train: cannot write --json ", path));
+  // Whole or not at all, and never through a planted symlink.
+  files::write_file_atomically(path, j.dump(2) + "\n");
 }
 
 }  // namespace hvd::train

@@ -10,15 +10,25 @@
 #include <cstring>
 #include <filesystem>
 
+#include "files/atomic_file.h"
 #include "hvd/error.h"
 
 namespace hvd::launcher::exec {
 namespace {
 
+// Created under a fresh mkstemp name and renamed into place at once (files/atomic_file.h), so a
+// symlink another user planted at the log's name is replaced, never written through; the log
+// then grows in place while the rank runs.
 net::Fd open_log(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw LaunchError(str_cat("cannot create '", path, "': ", std::strerror(errno)));
-  return net::Fd(fd);
+  try {
+    files::AtomicFile file(path);
+    file.commit();
+    const int fd = ::fcntl(file.fd(), F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) throw LaunchError(str_cat("cannot create '", path, "': ", std::strerror(errno)));
+    return net::Fd(fd);
+  } catch (const ConfigError& e) {
+    throw LaunchError(str_cat("cannot create the rank log: ", e.what()));
+  }
 }
 
 // Writes everything, or gives up quietly on a broken destination (see flush()).

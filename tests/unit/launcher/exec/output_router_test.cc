@@ -126,3 +126,25 @@ TEST_CASE("output_router: the rest of a labeled line cut at kMaxLine stays the s
   CHECK(got[4] == "[0]<stdout>:real");
   CHECK(observed.empty());
 }
+
+TEST_CASE("output_router: a symlink planted at a rank's log is replaced, not written through") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hvd-router-symlink";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "rank.0");
+  const std::filesystem::path victim = dir / "victim";
+  { std::ofstream(victim) << "precious"; }
+  std::filesystem::create_symlink(victim, dir / "rank.0" / "stdout");
+  Capture out, err;
+  {
+    OutputRouter router(1, true, dir.string(), out.fd(), err.fd());
+    router.on_data(0, Stream::kStdout, "rank output\n");
+  }
+  std::stringstream kept;
+  kept << std::ifstream(victim).rdbuf();
+  CHECK(kept.str() == "precious");
+  CHECK_FALSE(std::filesystem::is_symlink(dir / "rank.0" / "stdout"));
+  std::stringstream log;
+  log << std::ifstream(dir / "rank.0" / "stdout").rdbuf();
+  CHECK(log.str() == "rank output\n");
+  std::filesystem::remove_all(dir);
+}
