@@ -3,6 +3,9 @@
 # Launch overhead: `hvdrun -np 8 -- /bin/true` against `mpirun --oversubscribe -np 8 /bin/true`,
 # interleaved in one run (so both see the same machine load), median of RUNS each.
 # Usage: scripts/bench-launch.sh [RUNS=20] [NP=8]. Prints a table and the ratio of medians.
+# HVD_PROGRAM=PATH runs that program under hvdrun instead of /bin/true, e.g. hvd-whoami, whose
+# ranks all connect to the store and authenticate: then hvdrun's time runs from launch to every
+# rank having proven the run's secret (mpirun still runs /bin/true).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-20}"
@@ -13,7 +16,8 @@ command -v mpirun >/dev/null || { echo "bench-launch: mpirun not found (openmpi-
 mpirun_flags=(--oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpirun_flags+=(--allow-run-as-root)
 
-hvd_cmd=("$hvdrun" -np "$np" -- /bin/true)
+hvd_program="${HVD_PROGRAM:-/bin/true}"
+hvd_cmd=("$hvdrun" -np "$np" -- "$hvd_program")
 mpi_cmd=(mpirun "${mpirun_flags[@]}" -np "$np" /bin/true)
 
 # Wall time of one command in milliseconds; bash's EPOCHREALTIME avoids forking a timer.
@@ -41,6 +45,6 @@ hvd_min=$(printf '%s\n' "${hvd_times[@]}" | sort -g | head -1)
 mpi_min=$(printf '%s\n' "${mpi_times[@]}" | sort -g | head -1)
 
 printf '%-48s %6s %12s %10s\n' "command" "runs" "median(ms)" "min(ms)"
-printf '%-48s %6d %12.1f %10.1f\n' "hvdrun -np $np -- /bin/true" "$runs" "$hvd_median" "$hvd_min"
+printf '%-48s %6d %12.1f %10.1f\n' "hvdrun -np $np -- $(basename "$hvd_program")" "$runs" "$hvd_median" "$hvd_min"
 printf '%-48s %6d %12.1f %10.1f\n' "mpirun --oversubscribe -np $np /bin/true" "$runs" "$mpi_median" "$mpi_min"
 awk -v h="$hvd_median" -v m="$mpi_median" 'BEGIN { printf "ratio hvdrun/mpirun (medians): %.3f (target <= 0.5)\n", h / m }'

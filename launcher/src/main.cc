@@ -12,11 +12,13 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/run_cmd.h"
+#include "exec/fd_limit.h"
 #include "hvd/build_config.h"
 
 using namespace hvd::launcher;
 
 int main(int argc, char** argv) {
+  exec::raise_fd_limit();  // the store holds a connection per rank; children get theirs back
   const EnvMap env = env_from_environ(environ);
   CLI::App app{
       "hvdrun: run a program as N ranks of a distributed job, on this machine or in a "

@@ -239,6 +239,7 @@ int run(const EnvMap& env) {
   const int size = parse_int(required(env, env::kSize), env::kSize);
   required(env, env::kStoreAddr);
   required(env, env::kStorePort);
+  required(env, env::kRunSecret);  // the store serves only ranks that prove it
   if (size < 1 || rank >= size) {
     throw hvd::ConfigError(str_cat(env::kRank, "=", rank, " is outside ", env::kSize, "=", size));
   }

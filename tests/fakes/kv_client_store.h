@@ -8,21 +8,38 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 
+#include "auth/run_secret.h"
 #include "bootstrap/kv_store.h"
 #include "hvd/str_cat.h"
 #include "store/kv_client.h"
+#include "store/kv_server.h"
 
 namespace hvd::test {
 
+/// One fixed secret for a test binary's in-process stores: tests that do not test
+/// authentication need only agree on it.
+inline const auth::RunSecret& test_secret() {
+  static const auth::RunSecret secret = auth::RunSecret::generate();
+  return secret;
+}
+
+/// A store on 127.0.0.1, any port, serving clients that prove test_secret().
+inline std::unique_ptr<store::KvServer> test_store_server() {
+  return std::make_unique<store::KvServer>("127.0.0.1", 0, test_secret());
+}
+
 class KvClientStore final : public bootstrap::KvStore {
  public:
-  /// Connects to a store on 127.0.0.1:port for one rank of a run of `size` ranks.
+  /// Connects to a store on 127.0.0.1:port for one rank of a run of `size` ranks, proving
+  /// `secret` (by default test_secret(), which test_store_server() also uses).
   KvClientStore(uint16_t port, int size,
-                std::chrono::milliseconds connect_timeout = std::chrono::milliseconds(20000))
-      : client_("127.0.0.1", port, connect_timeout), size_(size) {}
+                std::chrono::milliseconds connect_timeout = std::chrono::milliseconds(20000),
+                const auth::RunSecret& secret = test_secret())
+      : client_("127.0.0.1", port, secret, connect_timeout), size_(size) {}
 
   void set(const std::string& key, const std::string& value) override {
     client_.set("kv/" + key, value);

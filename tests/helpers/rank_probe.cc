@@ -20,6 +20,9 @@
 //                                          shm.N with its name and pid.N, and waits
 //   rank_probe long-line BYTES             one line: BYTES letters, then "0: forged-by-RANK"
 //   rank_probe yes DIR                     writes pid.N, then "y" lines to stdout without end
+//   rank_probe secret                      one JSON line: HVD_RUN_SECRET, whether it is in this
+//                                          process's or its parent's command line, and the
+//                                          RLIMIT_NOFILE soft limits of both
 
 #include <fcntl.h>
 #include <sched.h>
@@ -32,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -106,6 +110,34 @@ int print_env() {
     first = 0;
   }
   line += "],\"pid\":" + std::to_string(getpid()) + "}\n";
+  return write(1, line.data(), line.size()) == static_cast<ssize_t>(line.size()) ? 0 : 1;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The "Max open files" soft limit in /proc/PID/limits, or -1.
+long soft_nofile(pid_t pid) {
+  const std::string limits = read_file("/proc/" + std::to_string(pid) + "/limits");
+  const size_t at = limits.find("Max open files");
+  if (at == std::string::npos) return -1;
+  return std::atol(limits.c_str() + at + std::strlen("Max open files"));
+}
+
+int print_secret() {
+  const std::string secret = env(hvd::env::kRunSecret);
+  const auto in_cmdline = [&secret](pid_t pid) {
+    return !secret.empty() &&
+           read_file("/proc/" + std::to_string(pid) + "/cmdline").find(secret) != std::string::npos;
+  };
+  const std::string line = "{\"secret\":\"" + json_escape(secret) + "\",\"in_argv\":" +
+                           (in_cmdline(getpid()) ? "true" : "false") + ",\"in_parent_argv\":" +
+                           (in_cmdline(getppid()) ? "true" : "false") +
+                           ",\"soft_nofile\":" + std::to_string(soft_nofile(getpid())) +
+                           ",\"parent_soft_nofile\":" + std::to_string(soft_nofile(getppid())) +
+                           "}\n";
   return write(1, line.data(), line.size()) == static_cast<ssize_t>(line.size()) ? 0 : 1;
 }
 
@@ -211,6 +243,7 @@ int orphan(const std::string& dir) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "env") return print_env();
+  if (mode == "secret") return print_secret();
   if (mode == "flood" && argc == 4) return flood(std::atoi(argv[2]), std::atoi(argv[3]));
   if ((mode == "fail" || mode == "crash") && argc == 5) {
     write_pid(argv[4]);

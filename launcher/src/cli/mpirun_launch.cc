@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "auth/run_secret.h"
 #include "binding/cpu_topology.h"
 #include "cli/timeline_finish.h"
 #include "config/data_dirs.h"
@@ -56,6 +57,9 @@ std::string find_mpirun(const EnvMap& env) {
 // Runs mpirun as hvdrun's one child. mpirun kills the other ranks when one fails and exits with
 // a failed rank's code; hvdrun keeps the signal forwarding and turns --tag-output's
 // "[1,R]<stdout>:" into its own tags (exec/mpirun_tags.h).
+//
+// The run's secret goes into mpirun's environment and on its command line by name only
+// (-x HVD_RUN_SECRET exports the value mpirun has): argv is visible to every user in ps.
 int supervise_mpirun(const local::MpirunRequest& request, const std::vector<std::string>& argv,
                      const config::LaunchConfig& cfg, const EnvMap& env) {
   exec::block_forwarded_signals();
@@ -63,6 +67,7 @@ int supervise_mpirun(const local::MpirunRequest& request, const std::vector<std:
   exec::Child mpirun{"mpirun", {request.mpirun, argv, {}, {}}, -1, {}};
   EnvMap full = env;
   for (const auto& [k, v] : request.env) full[k] = v;
+  full[env::kRunSecret] = auth::RunSecret::generate().hex();
   for (const auto& [k, v] : full) mpirun.request.env.push_back(k + "=" + v);
   exec::OutputRouter router(cfg.num_proc, cfg.settings.launcher.tag_output, cfg.output_dir,
                             STDOUT_FILENO, STDERR_FILENO);
@@ -97,7 +102,8 @@ int run_mpirun(const config::RunOptions& opts, const EnvMap& env) {
   request.bind_to = mpirun_binding(cfg.bind_to);
   request.env = run_env(cfg, cores, env);
   request.command = cfg.command;
-  const std::vector<std::string> argv = local::build_mpirun_command(request);
+  std::vector<std::string> argv = local::build_mpirun_command(request);
+  argv.insert(argv.begin() + 1, {"-x", env::kRunSecret});  // the name only (see above)
   if (!cfg.dry_run) return supervise_mpirun(request, argv, cfg, env);
   const nlohmann::json plan = {{"mode", "mpirun"},
                                {"size", cfg.num_proc},

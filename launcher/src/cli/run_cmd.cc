@@ -6,6 +6,7 @@
 #include <iostream>
 #include <set>
 
+#include "auth/run_secret.h"
 #include "binding/cpu_topology.h"
 #include "binding/gpu_inventory.h"
 #include "cli/mpirun_launch.h"
@@ -17,6 +18,7 @@
 #include "exec/output_router.h"
 #include "exec/program_lookup.h"
 #include "exec/supervisor.h"
+#include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "plan/launch_plan.h"
 #include "plan/plan_json.h"
@@ -61,12 +63,15 @@ void register_tunables(CLI::App& app, config::RunOptions& o) {
       });
 }
 
-// One child per rank: the inherited environment with the rank's own variables on top.
-std::vector<exec::Child> local_children(const plan::LaunchPlan& p, const EnvMap& env) {
+// One child per rank: the inherited environment with the rank's own variables on top, and the
+// run's secret, which stays out of the plan so that --dry-run cannot print it.
+std::vector<exec::Child> local_children(const plan::LaunchPlan& p, const EnvMap& env,
+                                        const auth::RunSecret& secret) {
   std::vector<exec::Child> children;
   for (const plan::RankPlan& r : p.ranks) {
     EnvMap full = env;
     for (const auto& [key, value] : r.env) full[key] = value;
+    full[env::kRunSecret] = secret.hex();
     exec::Child c{str_cat("rank ", r.rank, " on ", r.host),
                   {p.program, p.command, {}, r.binding.cpus},
                   r.rank,
@@ -193,13 +198,14 @@ int run_local(const config::RunOptions& opts, const EnvMap& env) {
 
   exec::block_forwarded_signals();  // before the store's thread starts: it inherits the mask
   exec::Guard guard = exec::Guard::start();  // before any thread, too (exec/guard.h)
-  store::KvServer store("127.0.0.1", 0);
+  const auth::RunSecret secret = auth::RunSecret::generate();
+  store::KvServer store("127.0.0.1", 0, secret, store::StoreLimits::for_ranks(cfg.num_proc));
   const plan::Endpoints ep = local_endpoints(store.port(), cfg.num_proc, opts.tf_config);
   guard.watch_run_segments(ep.run_id);
   const plan::LaunchPlan p = plan::build_local_plan(cfg, facts, ep, program);
   exec::OutputRouter router(p.size, cfg.settings.launcher.tag_output, cfg.output_dir, STDOUT_FILENO,
                             STDERR_FILENO);
-  exec::Supervisor supervisor(local_children(p, env), router,
+  exec::Supervisor supervisor(local_children(p, env, secret), router,
                               std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds),
                               &guard);
   const int code = supervisor.run();

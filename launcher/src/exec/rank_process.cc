@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstring>
 
+#include "exec/fd_limit.h"
 #include "hvd/error.h"
 
 namespace hvd::launcher::exec {
@@ -63,6 +64,7 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0) fail(errno);
   if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0) fail(errno);
   if (cpus != nullptr && sched_setaffinity(0, sizeof(cpu_set_t), cpus) != 0) fail(errno);
+  restore_fd_limit_in_child();  // hvdrun raised its own for the store (exec/fd_limit.h)
   execve(program, argv, envp);
   child_fail(error_fd, errno);
 }

@@ -59,7 +59,8 @@ struct LaunchPlan {
 LaunchPlan build_local_plan(const config::LaunchConfig& cfg, const MachineFacts& facts,
                             const Endpoints& endpoints, const std::string& program);
 
-/// A run id unique enough to tell runs apart on one machine (time, pid, randomness).
+/// A run id unique enough to tell runs apart on one machine (time, pid, randomness). A key
+/// namespace only, not a secret: the store's authentication is the run secret (auth/).
 std::string make_run_id();
 
 }  // namespace hvd::launcher::plan

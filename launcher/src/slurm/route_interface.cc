@@ -45,4 +45,12 @@ std::optional<std::string> interface_towards(const std::string& host) {
   return std::nullopt;
 }
 
+std::optional<std::string> source_address_towards(const std::string& host) {
+  const std::optional<in_addr> source = source_address_for(host);
+  if (!source) return std::nullopt;
+  char text[INET_ADDRSTRLEN] = {};
+  if (inet_ntop(AF_INET, &*source, text, sizeof(text)) == nullptr) return std::nullopt;
+  return std::string(text);
+}
+
 }  // namespace hvd::launcher::slurm

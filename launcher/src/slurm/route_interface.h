@@ -19,4 +19,8 @@ namespace hvd::launcher::slurm {
 /// resolve or no interface holds that address.
 std::optional<std::string> interface_towards(const std::string& host);
 
+/// The IPv4 address (dotted) that the kernel would use as the source for a connection to
+/// `host`; nothing when `host` does not resolve or has no route.
+std::optional<std::string> source_address_towards(const std::string& host);
+
 }  // namespace hvd::launcher::slurm

@@ -4,7 +4,10 @@
 // store that hvdrun hosts for the run (store/kv_server.h).
 //
 // Keys live under "<HVD_RUN_ID>/kv/", so that a stale client of an earlier run that reaches
-// the same server cannot collide. get() waits on the server for a key set later (WAIT).
+// the same server cannot collide. The run id is a namespace, not a security boundary (it is
+// guessable): what keeps other users out is the run's secret, which the client proves on
+// connecting (store/kv_client.h, auth/handshake.h). get() waits on the server for a key set
+// later (WAIT).
 //
 // barrier(name): the store's ADD counter plus WAIT. Each rank adds 1 to
 // "<run>/barrier/<name>/<n>/count", where n counts this rank's barriers of that name; the

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <limits>
 
+#include "auth/handshake.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
@@ -40,11 +41,19 @@ std::string describe(const Request& r) {
 
 }  // namespace
 
-KvClient::KvClient(const std::string& host, uint16_t port, milliseconds connect_timeout,
-                   milliseconds reply_margin)
-    : endpoint_(str_cat(host, ":", port)),
-      reply_margin_(reply_margin),
-      fd_(net::connect_tcp(host, port, connect_timeout)) {}
+KvClient::KvClient(const std::string& host, uint16_t port, const auth::RunSecret& secret,
+                   milliseconds connect_timeout, milliseconds reply_margin)
+    : endpoint_(str_cat(host, ":", port)), reply_margin_(reply_margin) {
+  const auto deadline = Clock::now() + connect_timeout;
+  fd_ = net::connect_tcp(host, port, connect_timeout);
+  try {
+    auth::prove_as_initiator(fd_.get(), secret, kAuthPurpose, deadline);
+  } catch (const TimeoutError& e) {
+    throw TimeoutError(str_cat("store at ", endpoint_, ": authentication: ", e.what()));
+  } catch (const Error& e) {
+    throw BootstrapError(str_cat("store at ", endpoint_, ": authentication failed: ", e.what()));
+  }
+}
 
 // One request/reply round trip. ERROR is the server refusing this request (the connection
 // stays usable); any other status outside `expected` means the peer is not a store we know.
@@ -160,7 +169,7 @@ KvClient connect_from_env(const std::map<std::string, std::string>& env, millise
   if (ec != std::errc() || ptr != end || port == 0 || port > 65535) {
     throw BootstrapError(str_cat(env::kStorePort, "='", port_text, "' is not a TCP port"));
   }
-  return KvClient(host, static_cast<uint16_t>(port), timeout);
+  return KvClient(host, static_cast<uint16_t>(port), auth::secret_from_env(env), timeout);
 }
 
 }  // namespace hvd::store

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "auth/run_secret.h"
 #include "net/socket.h"
 #include "store/kv_protocol.h"
 
@@ -28,9 +29,11 @@ inline constexpr std::chrono::milliseconds kDefaultReplyMargin{30000};
 /// One connection to the store. Not thread-safe: give each thread its own client.
 class KvClient {
  public:
-  /// Connects, retrying while the server is not listening yet, for up to connect_timeout.
-  /// Throws TimeoutError or BootstrapError naming host:port.
-  KvClient(const std::string& host, uint16_t port, std::chrono::milliseconds connect_timeout,
+  /// Connects, retrying while the server is not listening yet, and proves `secret` to the
+  /// server (and the server to us) within connect_timeout. Throws TimeoutError or
+  /// BootstrapError naming host:port; BootstrapError when either side's proof fails.
+  KvClient(const std::string& host, uint16_t port, const auth::RunSecret& secret,
+           std::chrono::milliseconds connect_timeout,
            std::chrono::milliseconds reply_margin = kDefaultReplyMargin);
 
   /// Creates or replaces key. Throws BootstrapError (including for a key or value over the
@@ -74,8 +77,9 @@ class KvClient {
   net::Fd fd_;
 };
 
-/// Connects to the store named by HVD_STORE_ADDR and HVD_STORE_PORT in `env`. Throws
-/// BootstrapError naming the variable that is missing or malformed.
+/// Connects to the store named by HVD_STORE_ADDR and HVD_STORE_PORT in `env`, proving the
+/// secret in HVD_RUN_SECRET. Throws BootstrapError naming the variable that is missing or
+/// malformed.
 KvClient connect_from_env(const std::map<std::string, std::string>& env,
                           std::chrono::milliseconds timeout);
 

@@ -125,6 +125,11 @@ std::string encode_request(const Request& request) {
   put_uint(frame, request.keys.size(), 2);
   for (const std::string& key : request.keys) put_string(frame, key);
   put_string(frame, request.value);
+  if (frame.size() - kHeaderBytes > kMaxFrameBytes) {
+    throw BootstrapError(str_cat("store ", op_name(request.op), " request of ",
+                                 frame.size() - kHeaderBytes, " bytes is over the ", kMaxFrameBytes,
+                                 "-byte frame limit"));
+  }
   return finish_frame(std::move(frame));
 }
 

@@ -23,12 +23,16 @@
 // is not a number, overflow) gets ERROR with a message as the value. A frame that does not
 // parse is a protocol violation: the server closes that connection.
 //
+// Before any frame, the client proves the run's secret (auth/handshake.h, purpose "store");
+// the server closes, without an answer, a connection that sends anything else first.
+//
 // One connection carries one request at a time: the client sends a request and reads its
 // reply before sending the next.
 //
 // Limits keep a confused or hostile peer from making the other side allocate without bound:
 // keys are 1..kMaxKeyBytes bytes, at most kMaxKeys per request, values at most kMaxValueBytes,
-// and a frame announcing more than kMaxFrameBytes is rejected from its header alone.
+// the whole body at most kMaxFrameBytes, and a frame announcing more is rejected from its
+// header alone. The server may set a lower frame limit (StoreLimits::max_frame_bytes).
 
 #include <cstddef>
 #include <cstdint>
@@ -41,9 +45,15 @@ namespace hvd::store {
 inline constexpr size_t kHeaderBytes = 4;
 inline constexpr size_t kMaxKeyBytes = 4 * 1024;
 inline constexpr size_t kMaxKeys = 4096;
-inline constexpr size_t kMaxValueBytes = 64 * 1024 * 1024;
-/// Largest body that fits the limits above, plus the fixed fields.
-inline constexpr size_t kMaxFrameBytes = kMaxValueBytes + kMaxKeys * (kMaxKeyBytes + 4) + 64;
+// The store holds addresses, names and small blobs (store/store_limits.h says what): 2 MiB
+// is room for the largest, a packed list of 16,384 host names, twice over.
+inline constexpr size_t kMaxValueBytes = size_t{2} << 20;
+/// Largest frame body either side accepts; a request whose keys and value together pass it
+/// is refused by the encoder.
+inline constexpr size_t kMaxFrameBytes = size_t{4} << 20;
+
+/// The handshake purpose (auth/handshake.h) that every store connection proves first.
+inline constexpr std::string_view kAuthPurpose = "store";
 
 enum class Op : uint8_t { kSet = 1, kGet = 2, kWait = 3, kDelete = 4, kAdd = 5, kPing = 6 };
 enum class ReplyStatus : uint8_t { kOk = 0, kNotFound = 1, kTimeout = 2, kError = 3 };

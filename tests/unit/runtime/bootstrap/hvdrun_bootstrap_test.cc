@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "auth/run_secret.h"
 #include "bootstrap/bootstrap.h"
 #include "hvd/error.h"
 #include "rank_threads.h"
@@ -22,6 +23,12 @@ namespace {
 constexpr milliseconds kLong(20000);  // liveness bound, never reached when things work
 constexpr milliseconds kShort(300);   // meant to expire
 
+// The run's secret, as hvdrun draws one per run.
+const hvd::auth::RunSecret& run_secret() {
+  static const hvd::auth::RunSecret secret = hvd::auth::RunSecret::generate();
+  return secret;
+}
+
 // What hvdrun gives rank r of `size`; `hosts` non-empty means "no local/cross facts, only
 // HOROVOD_HOSTNAME", as a launcher that does not know the layout would do.
 EnvMap rank_env(const hvd::store::KvServer& server, int rank, int size, const std::string& run,
@@ -30,7 +37,8 @@ EnvMap rank_env(const hvd::store::KvServer& server, int rank, int size, const st
                 {"HOROVOD_SIZE", std::to_string(size)},
                 {"HVD_STORE_ADDR", "127.0.0.1"},
                 {"HVD_STORE_PORT", std::to_string(server.port())},
-                {"HVD_RUN_ID", run}};
+                {"HVD_RUN_ID", run},
+                {"HVD_RUN_SECRET", run_secret().hex()}};
   if (hosts.empty()) {
     env["HOROVOD_LOCAL_RANK"] = std::to_string(rank);
     env["HOROVOD_LOCAL_SIZE"] = std::to_string(size);
@@ -53,7 +61,7 @@ boot::BootstrapOptions options(milliseconds timeout) {
 
 TEST_CASE("hvdrun bootstrap: 4 ranks get their world and share the store") {
   constexpr int kSize = 4;
-  hvd::store::KvServer server("127.0.0.1", 0);
+  hvd::store::KvServer server("127.0.0.1", 0, run_secret());
   std::vector<boot::WorldInfo> worlds(kSize);
   std::vector<std::string> neighbour(kSize), second_round(kSize);
   const auto errors = hvd::test::run_ranks(kSize, [&](int r) {
@@ -85,7 +93,7 @@ TEST_CASE("hvdrun bootstrap: 4 ranks get their world and share the store") {
 TEST_CASE("hvdrun bootstrap: local and cross ranks from host names when hvdrun omits them") {
   constexpr int kSize = 6;
   const std::vector<std::string> hosts = {"n1", "n1", "n2", "n2", "n1", "n3"};
-  hvd::store::KvServer server("127.0.0.1", 0);
+  hvd::store::KvServer server("127.0.0.1", 0, run_secret());
   std::vector<boot::WorldInfo> w(kSize);
   const auto errors = hvd::test::run_ranks(kSize, [&](int r) {
     w[r] = boot::bootstrap(rank_env(server, r, kSize, "run2", hosts), options(kLong)).world;
@@ -104,7 +112,7 @@ TEST_CASE("hvdrun bootstrap: local and cross ranks from host names when hvdrun o
 }
 
 TEST_CASE("hvdrun bootstrap: a missing rank makes get and barrier time out with a clear error") {
-  hvd::store::KvServer server("127.0.0.1", 0);
+  hvd::store::KvServer server("127.0.0.1", 0, run_secret());
   std::vector<std::string> barrier_error(3), get_error(3);
   const auto errors = hvd::test::run_ranks(3, [&](int r) {  // rank 3 of 4 never starts
     boot::Bootstrapped b = boot::bootstrap(rank_env(server, r, 4, "run3"), options(kLong));
@@ -132,7 +140,7 @@ TEST_CASE("hvdrun bootstrap: a missing rank makes get and barrier time out with 
 }
 
 TEST_CASE("hvdrun bootstrap: a missing rank while gathering host names fails the chain") {
-  hvd::store::KvServer server("127.0.0.1", 0);
+  hvd::store::KvServer server("127.0.0.1", 0, run_secret());
   const std::vector<std::string> hosts = {"a", "a", "b"};
   const auto errors = hvd::test::run_ranks(2, [&](int r) {  // rank 2 of 3 never starts
     boot::bootstrap(rank_env(server, r, 3, "run4", hosts), options(kShort));
@@ -150,7 +158,7 @@ TEST_CASE("hvdrun bootstrap: a missing rank while gathering host names fails the
 }
 
 TEST_CASE("hvdrun bootstrap: runs sharing a server do not see each other's keys") {
-  hvd::store::KvServer server("127.0.0.1", 0);
+  hvd::store::KvServer server("127.0.0.1", 0, run_secret());
   std::vector<std::string> seen(2);
   const auto errors = hvd::test::run_ranks(2, [&](int i) {  // two 1-rank runs
     boot::Bootstrapped b =
@@ -164,7 +172,7 @@ TEST_CASE("hvdrun bootstrap: runs sharing a server do not see each other's keys"
 }
 
 TEST_CASE("hvdrun bootstrap: malformed variables are ConfigErrors naming them") {
-  hvd::store::KvServer server("127.0.0.1", 0);
+  hvd::store::KvServer server("127.0.0.1", 0, run_secret());
   EnvMap env = rank_env(server, 0, 2, "run5");
   env["HOROVOD_RANK"] = "2";
   CHECK_THROWS_WITH_AS(boot::bootstrap(env, options(kShort)),

@@ -50,7 +50,7 @@ hvd::bootstrap::WorldInfo world_of(int rank, const std::vector<int>& ranks_per_h
 // Runs fn(backend, rank) on one thread per rank, each with the backend built for its host.
 template <typename Fn>
 void run_hosts(const std::vector<int>& ranks_per_host, Fn&& fn) {
-  hvd::store::KvServer server("127.0.0.1", 0);
+  hvd::store::KvServer server("127.0.0.1", 0, test::test_secret());
   const hvd::bootstrap::WorldInfo whole = world_of(0, ranks_per_host);
   test::spawn(whole.size, [&](int rank) {
     test::KvClientStore store(server.port(), whole.size);

@@ -54,7 +54,7 @@ inline std::unique_ptr<ring::Transport> make_transport(TransportKind kind,
 /// through an in-process store. Rethrows the first rank's exception.
 template <typename Fn>
 void run_world(TransportKind kind, int n, Fn&& fn, std::chrono::milliseconds timeout = kLiveness) {
-  store::KvServer server("127.0.0.1", 0);
+  store::KvServer server("127.0.0.1", 0, test::test_secret());
   spawn(n, [&](int rank) {
     KvClientStore store(server.port(), n);
     const std::unique_ptr<ring::Transport> t = make_transport(kind, store, rank, n, timeout);

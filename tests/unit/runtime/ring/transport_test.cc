@@ -159,7 +159,7 @@ TEST_CASE("ring transports: a peer that stalls is a TimeoutError naming it") {
 TEST_CASE("ring transports: a peer process that dies mid-transfer is a BackendError") {
   for (const TransportKind kind : kKinds) {
     CAPTURE(test::kind_name(kind));
-    hvd::store::KvServer server("127.0.0.1", 0);
+    hvd::store::KvServer server("127.0.0.1", 0, test::test_secret());
     const uint16_t port = server.port();
     const pid_t child = fork();
     REQUIRE(child >= 0);
@@ -218,7 +218,7 @@ TEST_CASE("ring shm: segments are unlinked once every rank has mapped them") {
 }
 
 TEST_CASE("ring shm: a channel size that is not a power of two is a ConfigError") {
-  hvd::store::KvServer server("127.0.0.1", 0);
+  hvd::store::KvServer server("127.0.0.1", 0, test::test_secret());
   test::KvClientStore store(server.port(), 2);
   ring::ShmOptions o;
   o.channel_bytes = 100000;

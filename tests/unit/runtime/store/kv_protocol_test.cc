@@ -90,6 +90,10 @@ TEST_CASE("kv_protocol: the encoder refuses requests that break the limits") {
   CHECK_THROWS_AS(store::encode_request({Op::kWait, too_many, "", 0}), hvd::BootstrapError);
   const std::string big(store::kMaxValueBytes + 1, 'v');
   CHECK_THROWS_AS(store::encode_request({Op::kSet, {"k"}, big, 0}), hvd::BootstrapError);
+  // Every field within its limit, the whole over the frame limit: refused before it is sent.
+  const std::vector<std::string> wide(store::kMaxKeys, std::string(store::kMaxKeyBytes, 'k'));
+  CHECK_THROWS_WITH_AS(store::encode_request({Op::kWait, wide, "", 0}),
+                       doctest::Contains("frame limit"), hvd::BootstrapError);
 }
 
 TEST_CASE("kv_protocol: malformed frames are rejected with a clear error") {
@@ -125,7 +129,7 @@ TEST_CASE("kv_protocol: malformed frames are rejected with a clear error") {
   }
   SUBCASE("a string length larger than the frame") {
     std::string b = raw_request(1, 1, {"k"}, "v");
-    b[b.size() - 5] = 0x01;  // value length 0x01000001: more than what follows
+    b[b.size() - 3] = 0x01;  // value length 0x00010001: within the limit, more than follows
     CHECK_THROWS_WITH_AS(store::decode_request(b), doctest::Contains("truncated"),
                          hvd::BootstrapError);
   }

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "auth/handshake.h"
+#include "auth/run_secret.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "net/socket.h"
@@ -27,13 +29,21 @@ namespace {
 constexpr milliseconds kLong(20000);  // liveness bound: never reached when things work
 constexpr milliseconds kShort(200);   // a timeout that is meant to expire
 
-store::KvClient client_of(const store::KvServer& server) {
-  return store::KvClient("127.0.0.1", server.port(), kLong);
+const hvd::auth::RunSecret& secret() {
+  static const hvd::auth::RunSecret s = hvd::auth::RunSecret::generate();
+  return s;
 }
 
-// A raw connection for speaking (bad) protocol by hand.
+store::KvClient client_of(const store::KvServer& server) {
+  return store::KvClient("127.0.0.1", server.port(), secret(), kLong);
+}
+
+// A raw, authenticated connection for speaking (bad) protocol by hand.
 net::Fd raw_connection(const store::KvServer& server) {
-  return net::connect_tcp("127.0.0.1", server.port(), kLong);
+  net::Fd fd = net::connect_tcp("127.0.0.1", server.port(), kLong);
+  hvd::auth::prove_as_initiator(fd.get(), secret(), store::kAuthPurpose,
+                                std::chrono::steady_clock::now() + kLong);
+  return fd;
 }
 
 void send_frame(const net::Fd& fd, const store::Request& r) {
@@ -52,7 +62,7 @@ auto finishes(Fn fn) {
 }  // namespace
 
 TEST_CASE("kv store: set get try_get del add") {
-  store::KvServer server("127.0.0.1", 0);
+  store::KvServer server("127.0.0.1", 0, secret());
   store::KvClient c = client_of(server);
   c.ping();
   CHECK_FALSE(c.try_get("k").has_value());
@@ -87,7 +97,7 @@ TEST_CASE("kv store: set get try_get del add") {
 }
 
 TEST_CASE("kv store: WAIT is answered by another client's later SET") {
-  store::KvServer server("127.0.0.1", 0);
+  store::KvServer server("127.0.0.1", 0, secret());
   store::KvClient setter = client_of(server);
   auto waiter = std::async(std::launch::async, [&server] {
     store::KvClient c = client_of(server);
@@ -117,7 +127,7 @@ TEST_CASE("kv store: WAIT is answered by another client's later SET") {
 }
 
 TEST_CASE("kv store: WAIT and get time out with the missing keys named") {
-  store::KvServer server("127.0.0.1", 0);
+  store::KvServer server("127.0.0.1", 0, secret());
   store::KvClient c = client_of(server);
   c.set("there", "1");
   CHECK_THROWS_WITH_AS(c.wait({"there", "absent"}, kShort), doctest::Contains("missing: absent"),
@@ -141,7 +151,7 @@ TEST_CASE("kv store: WAIT and get time out with the missing keys named") {
 }
 
 TEST_CASE("kv store: 32 concurrent clients get exact totals") {
-  store::KvServer server("127.0.0.1", 0);
+  store::KvServer server("127.0.0.1", 0, secret());
   constexpr int kThreads = 32;
   constexpr int kOps = 200;
   std::vector<std::thread> threads;
@@ -175,7 +185,7 @@ TEST_CASE("kv store: 32 concurrent clients get exact totals") {
 }
 
 TEST_CASE("kv store: a client that vanishes does not disturb the others") {
-  store::KvServer server("127.0.0.1", 0);
+  store::KvServer server("127.0.0.1", 0, secret());
   store::KvClient good = client_of(server);
 
   SUBCASE("disconnect with a parked WAIT") {
@@ -218,7 +228,7 @@ TEST_CASE("kv store: a client that vanishes does not disturb the others") {
 }
 
 TEST_CASE("kv store: a stopped server makes waiting clients throw instead of hanging") {
-  auto server = std::make_unique<store::KvServer>("127.0.0.1", 0);
+  auto server = std::make_unique<store::KvServer>("127.0.0.1", 0, secret());
   store::KvClient c = client_of(*server);
   c.ping();
   auto waiter = std::async(std::launch::async, [&c] { c.wait({"never"}, kLong); });
@@ -232,25 +242,49 @@ TEST_CASE("kv store: a stopped server makes waiting clients throw instead of han
 }
 
 TEST_CASE("kv store: a server that never answers gives TimeoutError after the margin") {
-  const net::Fd listener = net::listen_tcp("127.0.0.1", 0);  // accepted by the kernel, never read
-  store::KvClient c("127.0.0.1", net::local_port(listener.get()), kLong, kShort);
-  CHECK_THROWS_AS(finishes([&c] { c.ping(); }), hvd::TimeoutError);
-  CHECK_THROWS_AS(c.ping(), hvd::BootstrapError);
+  // A server that authenticates and then never reads a request.
+  const net::Fd listener = net::listen_tcp("127.0.0.1", 0);
+  auto mute = std::async(std::launch::async, [&listener] {
+    net::Fd conn(accept(listener.get(), nullptr, nullptr));
+    const bool ok = hvd::auth::prove_as_acceptor(conn.get(), secret(), store::kAuthPurpose,
+                                                 std::chrono::steady_clock::now() + kLong);
+    char byte;  // reads requests without answering until the client closes
+    try {
+      while (ok && net::read_exact(conn.get(), &byte, 1, std::chrono::steady_clock::now() + kLong)) {
+      }
+    } catch (const hvd::Error&) {
+      // reset by the client: just as closed
+    }
+    return ok;
+  });
+  {
+    store::KvClient c("127.0.0.1", net::local_port(listener.get()), secret(), kLong, kShort);
+    CHECK_THROWS_AS(finishes([&c] { c.ping(); }), hvd::TimeoutError);
+    CHECK_THROWS_AS(c.ping(), hvd::BootstrapError);
+  }  // closing the client ends the mute server's read
+  CHECK(finishes([&mute] { return mute.get(); }));
 }
 
 TEST_CASE("kv store: connecting with no server is a clean error after the timeout") {
   const uint16_t port = net::pick_free_port("127.0.0.1");
-  CHECK_THROWS_AS(store::KvClient("127.0.0.1", port, kShort), hvd::TimeoutError);
+  CHECK_THROWS_AS(store::KvClient("127.0.0.1", port, secret(), kShort), hvd::TimeoutError);
 }
 
 TEST_CASE("kv store: connect_from_env") {
-  store::KvServer server("127.0.0.1", 0);
+  store::KvServer server("127.0.0.1", 0, secret());
   std::map<std::string, std::string> env = {{hvd::env::kStoreAddr, "127.0.0.1"},
-                                            {hvd::env::kStorePort, std::to_string(server.port())}};
+                                            {hvd::env::kStorePort, std::to_string(server.port())},
+                                            {hvd::env::kRunSecret, secret().hex()}};
   store::KvClient c = store::connect_from_env(env, kLong);
   c.ping();
   CHECK(c.endpoint() == "127.0.0.1:" + std::to_string(server.port()));
 
+  {
+    auto no_secret = env;
+    no_secret.erase(hvd::env::kRunSecret);
+    CHECK_THROWS_WITH_AS(store::connect_from_env(no_secret, kLong),
+                         doctest::Contains("HVD_RUN_SECRET is not set"), hvd::BootstrapError);
+  }
   env[hvd::env::kStorePort] = "http";
   CHECK_THROWS_WITH_AS(store::connect_from_env(env, kLong), doctest::Contains("HVD_STORE_PORT"),
                        hvd::BootstrapError);
