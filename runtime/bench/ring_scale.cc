@@ -60,10 +60,10 @@ std::string listen_host(int process) { return "127.0.0." + std::to_string(1 + pr
 // One connection to the store at a time per process: thousands of simultaneous connects
 // overflow the store's listen backlog (the server resets them), which is a store limit, not
 // what this tool measures. Replies may take long with thousands of ranks on a few cores.
-hvd::store::KvClient connect_store(uint16_t port) {
+hvd::store::KvClient connect_store(uint16_t port, const hvd::auth::RunSecret& secret) {
   static std::mutex one_at_a_time;
   const std::lock_guard<std::mutex> lock(one_at_a_time);
-  return hvd::store::KvClient("127.0.0.1", port, std::chrono::minutes(10),
+  return hvd::store::KvClient("127.0.0.1", port, secret, std::chrono::minutes(10),
                               std::chrono::minutes(10));
 }
 
@@ -76,7 +76,7 @@ Result run_ranks(const std::string& host, uint16_t port, int first, int count, i
       Result& res = results[static_cast<size_t>(i)];
       const int rank = first + i;
       try {
-        hvd::bootstrap::RendezvousStore store(connect_store(port), "scale", rank, size);
+        hvd::bootstrap::RendezvousStore store(connect_store(port, secret), "scale", rank, size);
         ring::TcpOptions o;
         o.advertise_host = host;
         o.setup_timeout = std::chrono::minutes(10);
@@ -137,7 +137,8 @@ int main(int argc, char** argv) {
   }
   raise_fd_limit();
   const hvd::auth::RunSecret secret = hvd::auth::RunSecret::generate();
-  hvd::store::KvServer server("127.0.0.1", 0);
+  hvd::store::KvServer server("127.0.0.1", 0, secret,
+                              hvd::store::StoreLimits::for_ranks(ranks));
   const auto start = Clock::now();
   std::vector<pid_t> children;
   std::vector<int> pipes;

@@ -21,9 +21,11 @@
 namespace hvd::test {
 
 /// One fixed secret for a test binary's in-process stores: tests that do not test
-/// authentication need only agree on it.
+/// authentication need only agree on it. Fixed rather than drawn, so that ranks in processes
+/// forked before its first use have the same one.
 inline const auth::RunSecret& test_secret() {
-  static const auth::RunSecret secret = auth::RunSecret::generate();
+  static const auth::RunSecret secret = auth::RunSecret::from_hex(
+      "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", "test secret");
   return secret;
 }
 

@@ -18,7 +18,7 @@ namespace test = hvd::test;
 
 TEST_CASE("ring secret: HVD_RUN_SECRET when set, else one rank 0 shares through the store") {
   constexpr int kN = 3;
-  hvd::store::KvServer server("127.0.0.1", 0);
+  hvd::store::KvServer server("127.0.0.1", 0, test::test_secret());
   const hvd::auth::RunSecret given = hvd::auth::RunSecret::generate();
   std::vector<std::string> from_env(kN), shared(kN);
   test::spawn(kN, [&](int rank) {

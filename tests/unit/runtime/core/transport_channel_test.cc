@@ -26,7 +26,7 @@ namespace {
 // Runs fn(rank, transport) on n rank threads over TCP.
 template <typename Fn>
 void run_ranks(int n, Fn&& fn) {
-  hvd::store::KvServer server("127.0.0.1", 0);
+  hvd::store::KvServer server("127.0.0.1", 0, test::test_secret());
   test::spawn(n, [&](int rank) {
     test::KvClientStore store(server.port(), n);
     fn(rank, test::make_transport(test::TransportKind::kTcp, store, rank, n, test::kLiveness));

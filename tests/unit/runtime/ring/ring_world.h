@@ -21,14 +21,6 @@ enum class TransportKind { kTcp, kShm };
 
 inline const char* kind_name(TransportKind k) { return k == TransportKind::kTcp ? "tcp" : "shm"; }
 
-/// The run secret every rank of a test world shares: fixed, so that ranks in forked processes
-/// have it too (a generated one would differ in a child that first asks after the fork).
-inline const auth::RunSecret& test_secret() {
-  static const auth::RunSecret secret = auth::RunSecret::from_hex(
-      "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", "test secret");
-  return secret;
-}
-
 /// A liveness bound: never reached when things work.
 inline constexpr std::chrono::milliseconds kLiveness{20000};
 

@@ -85,13 +85,13 @@ class GatedStore final : public hvd::bootstrap::KvStore {
 // while the real peers wait. Returns each rank's result.
 std::vector<int64_t> run_attacked(const std::function<void(const std::string&)>& attack,
                                   ring::TcpOptions options = {}) {
-  hvd::store::KvServer server("127.0.0.1", 0);
+  hvd::store::KvServer server("127.0.0.1", 0, test::test_secret());
   std::promise<void> attacked;
   std::shared_future<void> go = attacked.get_future().share();
   std::string attacker_failed;
   std::thread attacker([&] {
     try {
-      hvd::store::KvClient spy("127.0.0.1", server.port(), test::kLiveness);
+      hvd::store::KvClient spy("127.0.0.1", server.port(), test::test_secret(), test::kLiveness);
       attack(spy.get("kv/ring/tcp/" + std::to_string(kTarget), test::kLiveness));
     } catch (const std::exception& e) {
       attacker_failed = e.what();
