@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -103,7 +104,10 @@ int run_mpirun(const config::RunOptions& opts, const EnvMap& env) {
   request.env = run_env(cfg, cores, env);
   request.command = cfg.command;
   std::vector<std::string> argv = local::build_mpirun_command(request);
-  argv.insert(argv.begin() + 1, {"-x", env::kRunSecret});  // the name only (see above)
+  // The name only (see above), beside the other exported variables.
+  const auto first_export = std::find(argv.begin() + 1, argv.end(), std::string("-x"));
+  argv.insert(first_export == argv.end() ? argv.begin() + 1 : first_export,
+              {"-x", env::kRunSecret});
   if (!cfg.dry_run) return supervise_mpirun(request, argv, cfg, env);
   const nlohmann::json plan = {{"mode", "mpirun"},
                                {"size", cfg.num_proc},

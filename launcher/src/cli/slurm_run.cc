@@ -207,6 +207,8 @@ int run_in_allocation(const config::RunOptions& opts, const EnvMap& env) {
     std::cout << plan_json(p, env).dump(2) << std::endl;
     return 0;
   }
+  // Before the store: a missing srun is the scheduler's problem (exit 4), and says so first.
+  const std::string srun_path = slurm::find_slurm_tool("srun", env);
   exec::block_forwarded_signals();  // before the store's thread starts: it inherits the mask
   exec::Guard guard = exec::Guard::start();  // before any thread, too (exec/guard.h)
   // The secret reaches the tasks through srun's environment (--export=ALL passes it on, and
@@ -223,7 +225,7 @@ int run_in_allocation(const config::RunOptions& opts, const EnvMap& env) {
   EnvMap full = env;
   for (const auto& [k, v] : p.step_env) full[k] = v;
   full[env::kRunSecret] = secret.hex();
-  exec::Child srun{"srun", {slurm::find_slurm_tool("srun", env), p.srun, {}, {}}, -1, {}};
+  exec::Child srun{"srun", {srun_path, p.srun, {}, {}}, -1, {}};
   srun.request.env.reserve(full.size());
   for (const auto& [k, v] : full) srun.request.env.push_back(k + "=" + v);
   exec::OutputRouter router(p.shape.ntasks, p.settings.launcher.tag_output, opts.output_filename,
