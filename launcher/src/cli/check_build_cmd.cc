@@ -10,7 +10,7 @@ namespace hvd::launcher::cli {
 int run_check_build(bool json, const EnvMap& env) {
   const check::BuildReport report = check::gather_build_report(env);
   if (json) {
-    std::cout << check::to_json(report).dump(2) << std::endl;
+    std::cout << check::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   } else {
     std::cout << check::format_text(report) << std::flush;
   }

@@ -116,7 +116,7 @@ int run_mpirun(const config::RunOptions& opts, const EnvMap& env) {
                                {"env", request.env},
                                {"settings", config::to_json(cfg.settings)},
                                {"settings_sources", cfg.sources}};
-  std::cout << plan.dump(2) << std::endl;
+  std::cout << plan.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   return 0;
 }
 

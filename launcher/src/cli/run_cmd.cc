@@ -105,7 +105,7 @@ void print_dry_run(const config::LaunchConfig& cfg, const plan::MachineFacts& fa
                    const std::string& program, bool tf_config) {
   const plan::Endpoints ep = local_endpoints(0, cfg.num_proc, tf_config);
   const plan::LaunchPlan p = plan::build_local_plan(cfg, facts, ep, program);
-  std::cout << plan::to_json(p).dump(2) << std::endl;
+  std::cout << plan::to_json(p).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
 }
 
 }  // namespace

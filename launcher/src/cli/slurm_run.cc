@@ -204,7 +204,7 @@ int run_in_allocation(const config::RunOptions& opts, const EnvMap& env) {
   }
   StepPlan p = plan_step(opts, env);
   if (opts.dry_run) {
-    std::cout << plan_json(p, env).dump(2) << std::endl;
+    std::cout << plan_json(p, env).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
     return 0;
   }
   // Before the store: a missing srun is the scheduler's problem (exit 4), and says so first.

@@ -15,6 +15,41 @@
 namespace hvd::launcher::config {
 namespace {
 
+// yaml-cpp 0.7 can spin for minutes on bytes that are not UTF-8 (found by fuzz/profile_yaml),
+// and such text could not be a name, a path or a module anyway: refuse it up front, at the
+// first bad byte.
+void refuse_invalid_utf8(const std::string& text, const std::string& name) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len != 0 && i + len <= text.size() && !(len == 2 && c < 0xC2) && !(c > 0xF4);
+    for (size_t k = 1; ok && k < len; ++k) {
+      ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    }
+    if (ok && len == 3) {  // no overlong forms, no UTF-16 surrogates
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
+    }
+    if (ok && len == 4) {
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
+    }
+    if (!ok) {
+      throw ConfigError(str_cat(name, ":", line, ":", column,
+                                ": not UTF-8 text (byte ", static_cast<int>(c),
+                                "); save the file as UTF-8"));
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += len;
+  }
+}
+
 std::string mark_text(const std::string& file, const YAML::Mark& mark) {
   if (mark.is_null()) return file;
   return str_cat(file, ":", mark.line + 1, ":", mark.column + 1);
@@ -89,6 +124,7 @@ void refuse_aliases(const std::string& text, const std::string& name) {
 
 YAML::Node load_yaml_text(const std::string& text, const std::string& name) {
   std::vector<YAML::Node> docs;
+  refuse_invalid_utf8(text, name);
   try {
     refuse_aliases(text, name);
     docs = YAML::LoadAll(text);

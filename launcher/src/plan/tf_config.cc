@@ -16,7 +16,7 @@ constexpr int kTfJobBlocks = 150;  // (20000 - 10000) / 64 blocks fit below MAST
 std::string tf_config_json(const std::vector<std::string>& workers, int index) {
   const nlohmann::json config = {{"cluster", {{"worker", workers}}},
                                  {"task", {{"type", "worker"}, {"index", index}}}};
-  return config.dump();
+  return config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 uint16_t tf_port_for(const std::string& job_id, int local_rank) {

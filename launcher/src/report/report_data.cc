@@ -80,7 +80,7 @@ std::string checked_label(const Input& in, const std::string& where, const std::
     throw ConfigError(str_cat(in.path, ": ", where, ".", key,
                               " may hold only up to 64 letters, digits, spaces and _.,:/()+=- "
                               "(hvd-bench and hvd-train write nothing else); got ",
-                              json(text).dump()));
+                              json(text).dump(-1, ' ', false, json::error_handler_t::replace)));
   }
   return text;
 }
@@ -119,7 +119,7 @@ std::string op_name(const Input& in, const json& result, const std::string& wher
     throw ConfigError(str_cat(in.path, ": ", where,
                               ".op must be a name of up to 32 letters, "
                               "digits and _ (e.g. allreduce); got ",
-                              v.dump()));
+                              v.dump(-1, ' ', false, json::error_handler_t::replace)));
   }
   return op;
 }

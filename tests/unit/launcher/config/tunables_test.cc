@@ -102,3 +102,14 @@ TEST_CASE("tunables: YAML anchors and aliases are refused with file, line and co
   // is malformed YAML.
   CHECK(error_of("params:\n  cache_capacity: *n\n").rfind("t.yaml:2:19: malformed YAML", 0) == 0);
 }
+
+TEST_CASE("tunables: bytes that are not UTF-8 are refused at the first bad byte") {
+  // fuzz/config_yaml: this file's filename once reached the dry-run JSON and threw there (exit
+  // 70); a profile with such bytes made yaml-cpp spin for minutes.
+  CHECK(error_of("timeline:\n  filename: /tmp/t.j\xff\xffn\n") ==
+        "t.yaml:2:21: not UTF-8 text (byte 255); save the file as UTF-8");
+  CHECK(error_of("logging:\n  level: \xea" "ogin\n").rfind("t.yaml:2:10: not UTF-8", 0) == 0);
+  CHECK(error_of("logging:\n  level: \xc0\xaf\n").rfind("t.yaml:2:10: not UTF-8", 0) == 0);
+  // Real UTF-8 is fine (it then fails as an unknown level, not as bad text).
+  CHECK(error_of("logging:\n  level: d\xc3\xa9" "bug\n").find("not UTF-8") == std::string::npos);
+}
