@@ -14,7 +14,13 @@
 namespace hvd::launcher::exec {
 namespace {
 
-// Writes everything, or gives up quietly on a broken destination.
+bool is_regular_file(int fd) {
+  struct stat st {};
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+}  // namespace
+
 void write_fully(int fd, std::string_view data) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
@@ -23,13 +29,6 @@ void write_fully(int fd, std::string_view data) {
     data.remove_prefix(static_cast<size_t>(n));
   }
 }
-
-bool is_regular_file(int fd) {
-  struct stat st {};
-  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-}  // namespace
 
 struct FdWriter::State {
   std::mutex mu;

@@ -23,6 +23,11 @@
 
 namespace hvd::launcher::exec {
 
+/// Blocking write of all of `data`, retrying EINTR and short writes; gives up quietly on a
+/// broken destination (a full disk or a closed pipe must not end the job). For regular files and
+/// the writer thread, never for a pipe the main loop must not block on.
+void write_fully(int fd, std::string_view data);
+
 class FdWriter {
  public:
   /// `fd` is not owned. `limit`: full() from this many buffered bytes on.

@@ -31,16 +31,6 @@ net::Fd open_log(const std::string& path) {
   }
 }
 
-// Writes everything, or gives up quietly on a broken destination (see flush()).
-void write_fully(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-}
-
 }  // namespace
 
 std::string OutputRouter::rank_dir_name(int rank, int num_ranks) {
