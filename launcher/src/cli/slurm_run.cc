@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -161,13 +162,16 @@ nlohmann::json predicted_ranks(const StepPlan& p, const EnvMap& env) {
 std::string store_bind_address(const StepPlan& p, const EnvMap& env) {
   constexpr size_t kPeersTried = 3;
   const std::string self = local::this_host_name();
-  std::vector<std::string> peers;
-  for (int i = 0; i < p.shape.nodes && peers.size() < kPeersTried; ++i) {
-    const std::string& node = p.alloc.nodes[static_cast<size_t>(i)];
-    if (node != self) peers.push_back(slurm::node_address(node, env));
-  }
-  return slurm::store_bind_address(slurm::node_address(self, env), peers,
-                                   slurm::system_address_probes());
+  const auto peers = [&] {
+    std::vector<std::string> addresses;
+    for (int i = 0; i < p.shape.nodes && addresses.size() < kPeersTried; ++i) {
+      const std::string& node = p.alloc.nodes[static_cast<size_t>(i)];
+      if (node != self) addresses.push_back(slurm::node_address(node, env));
+    }
+    return addresses;
+  };
+  return slurm::store_bind_address_lazily(slurm::node_address(self, env), peers,
+                                          slurm::system_address_probes());
 }
 
 nlohmann::json plan_json(const StepPlan& p, const EnvMap& env) {

@@ -58,9 +58,17 @@ AddressProbes system_address_probes() {
 std::string store_bind_address(const std::string& self_address,
                                const std::vector<std::string>& peer_addresses,
                                const AddressProbes& probes) {
+  return store_bind_address_lazily(self_address, [&] { return peer_addresses; }, probes);
+}
+
+std::string store_bind_address_lazily(const std::string& self_address,
+                                      const std::function<std::vector<std::string>()>& peers,
+                                      const AddressProbes& probes) {
   for (const std::string& a : probes.resolve(self_address)) {
     if (!is_loopback(a) && probes.is_local(a)) return a;
   }
+  // Only now: looking the peers up can cost an scontrol run each.
+  const std::vector<std::string> peer_addresses = peers();
   // A route over loopback means the peer is this very host (a NodeAddr of 127.0.0.1, as on
   // single-machine test clusters): loopback reaches it.
   bool peers_are_local = false;

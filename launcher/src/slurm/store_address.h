@@ -38,5 +38,9 @@ AddressProbes system_address_probes();
 std::string store_bind_address(const std::string& self_address,
                                const std::vector<std::string>& peer_addresses,
                                const AddressProbes& probes);
+/// The same, with the peers' addresses looked up only when this host's own address does not do.
+std::string store_bind_address_lazily(const std::string& self_address,
+                                      const std::function<std::vector<std::string>()>& peers,
+                                      const AddressProbes& probes);
 
 }  // namespace hvd::launcher::slurm
