@@ -10,12 +10,14 @@ namespace hvd::bench {
 HvdBackendImpl::HvdBackendImpl(const EnvMap& env) {
   // The same steps as core::make_instance, minus the control channel and the runtime.
   const std::string host_backend = backends::choose_host_backend(env);
-  boot_ = bootstrap::bootstrap(env, bootstrap::bootstrap_options_from_env(env));
+  const bootstrap::BootstrapOptions boot_options = bootstrap::bootstrap_options_from_env(env);
+  boot_ = bootstrap::bootstrap(env, boot_options);
   const std::string kind = backends::choose_ring_transport(env, boot_.world);
-  const auth::RunSecret secret = core::ring_secret(
-      env, *boot_.store, boot_.world, bootstrap::bootstrap_options_from_env(env).timeout);
-  backend_ =
-      backends::make_host_backend(host_backend, kind, env, *boot_.store, boot_.world, secret);
+  const auth::RunSecret secret =
+      core::ring_secret(env, *boot_.store, boot_.world, boot_options.timeout);
+  backend_ = backends::make_host_backend(
+      host_backend, kind, env, *boot_.store, boot_.world, secret,
+      backends::ring::transport_setup(env, boot_.world, boot_options.timeout));
 }
 
 RunOnce HvdBackendImpl::prepare(Op op, const std::string& /*algorithm*/, Buffers& bufs,

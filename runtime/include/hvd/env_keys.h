@@ -74,6 +74,10 @@ inline constexpr const char* kBootstrapTimeout = "HVD_BOOTSTRAP_TIMEOUT";
 /// Which transport the built-in ring uses: auto (shared memory when every rank is on one host,
 /// else TCP), shm or tcp.
 inline constexpr const char* kRingTransport = "HVD_RING_TRANSPORT";
+/// The address of this host that the TCP ring listens on and tells the other ranks, for hosts
+/// where hvdrun's store gives none (PMIx, MPI bootstraps) and no route to another host of the
+/// job shows one (runtime/src/backends/ring/listen_address.h).
+inline constexpr const char* kRingAddress = "HVD_RING_ADDRESS";
 /// Which backend moves host tensors: auto (today the ring), ring, or mpi (needs a build with
 /// -DHVD_WITH_MPI=ON and ranks started by mpirun / srun --mpi=pmix). Control traffic always
 /// stays on the ring's transport.

@@ -5,7 +5,6 @@
 
 #include "backends/ring/hierarchical_backend.h"
 #include "backends/ring/ring_backend.h"
-#include "backends/ring/transport_factory.h"
 #include "bootstrap/launch_probe.h"
 #include "hvd/build_config.h"
 #include "hvd/env_keys.h"
@@ -38,9 +37,9 @@ std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
                                                      bootstrap::KvStore& store,
                                                      const bootstrap::WorldInfo& world,
                                                      const std::string& scope,
-                                                     const auth::RunSecret& secret) {
-  return ring::make_transport(kind, store, world.rank, world.size, scope, secret,
-                              world.cross_size == 1);
+                                                     const auth::RunSecret& secret,
+                                                     const ring::TransportSetup& setup) {
+  return ring::make_transport(kind, store, world.rank, world.size, scope, secret, setup);
 }
 
 std::string choose_host_backend(const EnvMap& env) {
@@ -57,7 +56,8 @@ std::string choose_host_backend(const EnvMap& env) {
 std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std::string& ring_kind,
                                            const EnvMap& env, bootstrap::KvStore& store,
                                            const bootstrap::WorldInfo& world,
-                                           const auth::RunSecret& secret) {
+                                           const auth::RunSecret& secret,
+                                           const ring::TransportSetup& setup) {
   const bool hierarchical = env_bool(env, env::kHierarchicalAllreduce, false);
 #if HVD_HAVE_MPI
   if (backend == "mpi") {
@@ -73,10 +73,10 @@ std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std
   if (hierarchical) {
     // Within a host the ranks share memory unless TCP was forced for everything.
     const std::string local = env_string(env, env::kRingTransport, "auto") == "tcp" ? "tcp" : "shm";
-    return ring::make_hierarchical_backend({ring_kind, local}, store, world, secret);
+    return ring::make_hierarchical_backend({ring_kind, local}, store, world, secret, setup);
   }
   return std::make_unique<ring::RingBackend>(
-      make_ring_transport(ring_kind, store, world, "data", secret), ring_kind);
+      make_ring_transport(ring_kind, store, world, "data", secret, setup), ring_kind);
 }
 
 bool has_gpu_backend() { return HVD_HAVE_GPU_BACKEND != 0; }

@@ -15,6 +15,7 @@
 #include "backends/lane.h"
 #include "backends/rank0_broadcast.h"
 #include "backends/ring/transport.h"
+#include "backends/ring/transport_factory.h"
 #include "bootstrap/kv_store.h"
 #include "bootstrap/world_info.h"
 #include "common/env.h"
@@ -32,7 +33,8 @@ std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
                                                      bootstrap::KvStore& store,
                                                      const bootstrap::WorldInfo& world,
                                                      const std::string& scope,
-                                                     const auth::RunSecret& secret);
+                                                     const auth::RunSecret& secret,
+                                                     const ring::TransportSetup& setup);
 
 /// "ring" or "mpi", from HVD_BACKEND (auto, ring, mpi; auto is the ring). Reads `env` only.
 /// Throws ConfigError for another value, or for mpi in a build without MPI (naming
@@ -43,11 +45,13 @@ std::string choose_host_backend(const EnvMap& env);
 /// transport of `ring_kind` (choose_ring_transport()), and with HOROVOD_HIERARCHICAL_ALLREDUCE
 /// its allreduce goes through the hosts (ring/hierarchical_backend.h). Collective: every rank calls
 /// it with the same arguments. The MPI backend reads `env` to tell whether an MPI launcher started
-/// the process, and throws ConfigError when none did (see backends/mpi/mpi_backend.h).
+/// the process, and throws ConfigError when none did (see backends/mpi/mpi_backend.h). The
+/// ring's transports are set up as `setup` says (transport_setup()).
 std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std::string& ring_kind,
                                            const EnvMap& env, bootstrap::KvStore& store,
                                            const bootstrap::WorldInfo& world,
-                                           const auth::RunSecret& secret);
+                                           const auth::RunSecret& secret,
+                                           const ring::TransportSetup& setup);
 
 /// Whether this libhvd has the GPU lane (built with CUDA and NCCL).
 bool has_gpu_backend();

@@ -79,6 +79,7 @@ Bootstrapped PmixBootstrap::start(const EnvMap& /*env*/, const BootstrapOptions&
   w.cross_rank = node_ids_fit(hosts, ids, layout.cross_size)
                      ? std::stoi(ids[static_cast<size_t>(w.rank)])
                      : layout.cross_rank;
+  w.hostnames = std::move(hosts);
   return {std::move(w), std::move(store)};
 }
 

@@ -70,6 +70,7 @@ void fill_from_hostnames(WorldInfo& world, KvStore& store, bool local, bool cros
     world.cross_rank = layout.cross_rank;
     world.cross_size = layout.cross_size;
   }
+  world.hostnames = hosts;
 }
 
 void check_world(const WorldInfo& w) {

@@ -15,6 +15,10 @@ struct WorldInfo {
   int cross_rank = 0;   // index of this host among the hosts
   int cross_size = 1;
   std::string hostname;
+  /// Every rank's host name, indexed by rank, when the bootstrap gathered them (PMIx, MPI, or
+  /// hvdrun without local and cross ranks); empty otherwise. The TCP ring finds its listening
+  /// address through them when the store knows none (backends/ring/listen_address.h).
+  std::vector<std::string> hostnames;
   std::string method;   // which bootstrap found this: "hvdrun", "pmix", "mpi", "single"
 };
 

@@ -47,10 +47,13 @@ Instance make_instance(const EnvMap& env) {
   const std::string kind = backends::choose_ring_transport(env, b.world);
   // Control traffic gets connections of its own, so that a negotiation never queues behind
   // tensor bytes and the two never share buffers.
+  const backends::ring::TransportSetup setup =
+      backends::ring::transport_setup(env, b.world, boot_options.timeout);
   auto channel = std::make_unique<TransportChannel>(
-      backends::make_ring_transport(kind, *b.store, b.world, "ctl", secret));
+      backends::make_ring_transport(kind, *b.store, b.world, "ctl", secret, setup));
   // With HVD_BACKEND=mpi only tensors go over MPI; the control channel above stays on the ring.
-  auto backend = backends::make_host_backend(host_backend, kind, env, *b.store, b.world, secret);
+  auto backend =
+      backends::make_host_backend(host_backend, kind, env, *b.store, b.world, secret, setup);
   control::Channel& control = *channel;  // owned by the runtime, as is the lane factory
   instance.runtime = std::make_unique<Runtime>(b.world, std::move(channel), std::move(backend),
                                                runtime_options_from_env(env),

@@ -169,7 +169,9 @@ KvClient connect_from_env(const std::map<std::string, std::string>& env, millise
   if (ec != std::errc() || ptr != end || port == 0 || port > 65535) {
     throw BootstrapError(str_cat(env::kStorePort, "='", port_text, "' is not a TCP port"));
   }
-  return KvClient(host, static_cast<uint16_t>(port), auth::secret_from_env(env), timeout);
+  // A store that stops answering must not hold the rank longer than the user's bound either.
+  return KvClient(host, static_cast<uint16_t>(port), auth::secret_from_env(env), timeout,
+                  std::min(kDefaultReplyMargin, timeout));
 }
 
 }  // namespace hvd::store

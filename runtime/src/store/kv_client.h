@@ -78,8 +78,8 @@ class KvClient {
 };
 
 /// Connects to the store named by HVD_STORE_ADDR and HVD_STORE_PORT in `env`, proving the
-/// secret in HVD_RUN_SECRET. Throws BootstrapError naming the variable that is missing or
-/// malformed.
+/// secret in HVD_RUN_SECRET, within `timeout`, which also caps the reply margin. Throws
+/// BootstrapError naming the variable that is missing or malformed.
 KvClient connect_from_env(const std::map<std::string, std::string>& env,
                           std::chrono::milliseconds timeout);
 

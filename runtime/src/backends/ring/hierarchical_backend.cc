@@ -24,6 +24,11 @@ std::vector<size_t> split_blocks(size_t count, int parts) {
 
 // True on every rank when every host has the same number of ranks. Collective over `flat`:
 // local_size itself cannot tell, as each rank sees only its own host.
+TransportSetup with_one_host(TransportSetup setup, bool one_host) {
+  setup.one_host = one_host;
+  return setup;
+}
+
 bool same_ranks_per_host(Transport& flat, int local_size) {
   int32_t min_max[2] = {local_size, -local_size};
   allreduce(flat, BufferView{min_max, 2, DataType::kInt32, {}}, ReduceOp::kMin);
@@ -57,9 +62,10 @@ void HierarchicalBackend::allreduce(BufferView buf, ReduceOp op) {
 std::unique_ptr<RingBackend> make_hierarchical_backend(const HierarchicalKinds& kinds,
                                                        bootstrap::KvStore& store,
                                                        const bootstrap::WorldInfo& world,
-                                                       const auth::RunSecret& secret) {
-  std::unique_ptr<Transport> flat = make_transport(kinds.flat, store, world.rank, world.size,
-                                                   "data", secret, world.cross_size == 1);
+                                                       const auth::RunSecret& secret,
+                                                       const TransportSetup& setup) {
+  std::unique_ptr<Transport> flat =
+      make_transport(kinds.flat, store, world.rank, world.size, "data", secret, setup);
   if (!same_ranks_per_host(*flat, world.local_size)) {
     if (world.rank == 0) {
       std::cerr << "libhvd: warning: " << env::kHierarchicalAllreduce
@@ -71,11 +77,11 @@ std::unique_ptr<RingBackend> make_hierarchical_backend(const HierarchicalKinds& 
   GroupStore host_store(store, str_cat("host", world.cross_rank));
   std::unique_ptr<Transport> local =
       make_transport(kinds.local, host_store, world.local_rank, world.local_size, "hier-local",
-                     secret, /*one_host=*/true);
+                     secret, with_one_host(setup, true));
   GroupStore cross_store(store, str_cat("local-rank", world.local_rank));
   std::unique_ptr<Transport> cross =
       make_transport("tcp", cross_store, world.cross_rank, world.cross_size, "hier-cross", secret,
-                     /*one_host=*/false);
+                     with_one_host(setup, false));
   return std::make_unique<HierarchicalBackend>(std::move(flat), kinds.flat, std::move(local),
                                                std::move(cross));
 }

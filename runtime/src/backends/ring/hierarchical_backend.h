@@ -18,6 +18,7 @@
 #include "auth/run_secret.h"
 #include "backends/ring/ring_backend.h"
 #include "backends/ring/transport.h"
+#include "backends/ring/transport_factory.h"
 #include "bootstrap/kv_store.h"
 #include "bootstrap/world_info.h"
 
@@ -46,10 +47,12 @@ struct HierarchicalKinds {
 /// Builds the hierarchical backend, or the flat RingBackend when the hosts have different
 /// numbers of ranks (rank 0 then prints a warning saying so). Collective over all ranks of
 /// the run: it allreduces the local sizes over the flat transport, then every rank builds its
-/// host's and its cross group's transports in the same step (see group_store.h).
+/// host's and its cross group's transports in the same step (see group_store.h), each as
+/// `setup` says (with one_host true within the host and false across).
 std::unique_ptr<RingBackend> make_hierarchical_backend(const HierarchicalKinds& kinds,
                                                        bootstrap::KvStore& store,
                                                        const bootstrap::WorldInfo& world,
-                                                       const auth::RunSecret& secret);
+                                                       const auth::RunSecret& secret,
+                                                       const TransportSetup& setup);
 
 }  // namespace hvd::backends::ring

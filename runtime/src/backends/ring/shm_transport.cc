@@ -15,6 +15,7 @@
 #include <thread>
 #include <utility>
 
+#include "backends/ring/setup_timeout.h"
 #include "common/env.h"
 #include "common/reduce_kernels.h"
 #include "hvd/env_keys.h"
@@ -144,12 +145,24 @@ ShmTransport::~ShmTransport() {
 }
 
 void ShmTransport::connect(bootstrap::KvStore& store) {
+  const std::function<std::string(int)> key = [&](int r) {
+    return str_cat(options_.scope, "/shm/", r);
+  };
+  try {
+    map_peers(store, key);
+  } catch (const TimeoutError& e) {
+    throw_setup_timeout("ring shm", rank_, options_.setup_timeout,
+                        unpublished_ranks(store, key, size_, rank_), e.what());
+  }
+}
+
+void ShmTransport::map_peers(bootstrap::KvStore& store,
+                             const std::function<std::string(int)>& key) {
   const auto deadline = Clock::now() + options_.setup_timeout;
   const auto left = [&] {
     return std::max(std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()),
                     std::chrono::milliseconds(0));
   };
-  const auto key = [&](int r) { return str_cat(options_.scope, "/shm/", r); };
   const size_t cap = options_.channel_bytes;
   const std::string my_ns = pid_namespace();
   const std::string name = segment_name(options_.run_id, options_.scope, rank_);

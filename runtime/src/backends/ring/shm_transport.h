@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,7 +45,9 @@ struct ShmOptions {
   /// rank. 0 picks 1 MiB, halved while size x channel exceeds 8 MiB (down to 64 KiB). Each
   /// rank's segment holds `size` channels and is fully allocated in /dev/shm.
   size_t channel_bytes = 0;
-  /// Bound on setup (the constructor), which waits for the slowest rank to start.
+  /// Bound on setup (the constructor), which waits for the slowest rank to start. libhvd
+  /// passes HVD_BOOTSTRAP_TIMEOUT (make_transport()), so a missing rank holds the others no
+  /// longer than the user asked.
   std::chrono::milliseconds setup_timeout{60000};
   /// Bound on every send_recv / send_recv_reduce call.
   std::chrono::milliseconds timeout{30000};
@@ -79,6 +82,7 @@ class ShmTransport final : public Transport {
   struct Transfer;
 
   void connect(bootstrap::KvStore& store);
+  void map_peers(bootstrap::KvStore& store, const std::function<std::string(int)>& key);
   void exchange(Transfer& t);
   size_t push_room(int to, size_t remaining) const;
   size_t pull_avail(int from) const;

@@ -13,12 +13,15 @@
 #include <cerrno>
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <system_error>
 #include <utility>
 
 #include "backends/ring/ring_peers.h"
+#include "backends/ring/setup_timeout.h"
 #include "backends/ring/tcp_links.h"
 #include "common/reduce_kernels.h"
+#include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
@@ -78,14 +81,18 @@ bool bound_to_loopback(int fd) {
 
 // The listener, on bind_addr when given, else on the advertised host. A host NAME that this host
 // resolves to loopback (Debian's "127.0.1.1 name" in /etc/hosts) is reached by other hosts at
-// another address, which the name resolves to there: then every interface is the only choice.
+// another address, which no rank here knows: listening on every interface would put the port on
+// networks the job does not use, so that is an error that says what to set.
 net::Fd listen_where_advertised(const std::string& host, const std::string& bind_addr) {
   if (!bind_addr.empty()) return net::listen_tcp(bind_addr, 0, kBacklog);
   net::Fd fd = net::listen_tcp(host, 0, kBacklog);
   in_addr literal{};
   if (bound_to_loopback(fd.get()) && inet_pton(AF_INET, host.c_str(), &literal) != 1 &&
       host != "localhost") {
-    return net::listen_tcp("0.0.0.0", 0, kBacklog);
+    throw BootstrapError(str_cat("ring tcp: this host's name '", host,
+                                 "' resolves to loopback here, so the other hosts could not "
+                                 "connect to it; set ", env::kRingAddress,
+                                 " to this host's address on the network the ranks share"));
   }
   return fd;
 }
@@ -202,12 +209,24 @@ TcpTransport::TcpTransport(bootstrap::KvStore& store, int rank, int size,
 }
 
 void TcpTransport::connect_peers(bootstrap::KvStore& store, const auth::RunSecret& secret) {
+  const std::function<std::string(int)> key = [&](int r) {
+    return str_cat(options_.scope, "/tcp/", r);
+  };
+  try {
+    link(store, secret, key);
+  } catch (const TimeoutError& e) {
+    throw_setup_timeout("ring tcp", rank_, options_.setup_timeout,
+                        unpublished_ranks(store, key, size_, rank_), e.what());
+  }
+}
+
+void TcpTransport::link(bootstrap::KvStore& store, const auth::RunSecret& secret,
+                        const std::function<std::string(int)>& key) {
   const auto deadline = Clock::now() + options_.setup_timeout;
   const std::string host = options_.advertise_host.empty() ? this_host() : options_.advertise_host;
   // Listening where the others are told to connect, not on every interface, keeps the port off
   // networks the job does not use.
   const net::Fd listener = listen_where_advertised(host, options_.bind_addr);
-  const auto key = [&](int r) { return str_cat(options_.scope, "/tcp/", r); };
   store.set(key(rank_), str_cat(host, ":", net::local_port(listener.get())));
   store.barrier(options_.scope + "/tcp", left(deadline));
 

@@ -31,6 +31,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -45,13 +46,15 @@ namespace hvd::backends::ring {
 struct TcpOptions {
   /// Prefix of the store keys. Every transport built over the same store needs its own.
   std::string scope = "ring";
-  /// Address to listen on; "" means the advertised one (advertise_host, or this host's name;
-  /// every interface when that is a name this host resolves to loopback, as other hosts reach
-  /// it elsewhere), "0.0.0.0" every interface.
+  /// Address to listen on; "" means the advertised one (advertise_host, or this host's name; a
+  /// name this host resolves to loopback is a BootstrapError, as other hosts reach it elsewhere
+  /// and every interface is not an answer), "0.0.0.0" every interface (never set by libhvd).
   std::string bind_addr;
   /// Host name or address the other ranks use to reach this one; "" means gethostname().
   std::string advertise_host;
-  /// Bound on setup (the constructor), which waits for the slowest rank to start.
+  /// Bound on setup (the constructor), which waits for the slowest rank to start. libhvd
+  /// passes HVD_BOOTSTRAP_TIMEOUT (make_transport()), so a missing rank holds the others no
+  /// longer than the user asked.
   std::chrono::milliseconds setup_timeout{60000};
   /// Bound on every send_recv / send_recv_reduce call.
   std::chrono::milliseconds timeout{30000};
@@ -86,6 +89,8 @@ class TcpTransport final : public Transport {
 
  private:
   void connect_peers(bootstrap::KvStore& store, const auth::RunSecret& secret);
+  void link(bootstrap::KvStore& store, const auth::RunSecret& secret,
+            const std::function<std::string(int)>& key);
   int fd_of(int peer, size_t bytes) const;
 
   int rank_;

@@ -5,6 +5,7 @@
 // ranks of a host, a prime; equal bits on every rank; the flat fallback for uneven hosts.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -56,7 +57,8 @@ void run_hosts(const std::vector<int>& ranks_per_host, Fn&& fn) {
     test::KvClientStore store(server.port(), whole.size);
     const auto world = world_of(rank, ranks_per_host);
     std::unique_ptr<ring::RingBackend> backend =
-        ring::make_hierarchical_backend({"tcp", "shm"}, store, world, test::test_secret());
+        ring::make_hierarchical_backend({"tcp", "shm"}, store, world, test::test_secret(),
+                                        ring::transport_setup({}, world, test::kLiveness));
     fn(*backend, rank);
   });
 }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -241,14 +242,16 @@ TEST_CASE("kv store: a stopped server makes waiting clients throw instead of han
   server.reset();
 }
 
-TEST_CASE("kv store: a server that never answers gives TimeoutError after the margin") {
-  // A server that authenticates and then never reads a request.
-  const net::Fd listener = net::listen_tcp("127.0.0.1", 0);
-  auto mute = std::async(std::launch::async, [&listener] {
+namespace {
+
+// A server that authenticates one client and then reads its requests without ever answering,
+// until the client closes. The future says whether the client proved the secret.
+std::future<bool> serve_mute(const net::Fd& listener) {
+  return std::async(std::launch::async, [&listener] {
     net::Fd conn(accept(listener.get(), nullptr, nullptr));
     const bool ok = hvd::auth::prove_as_acceptor(conn.get(), secret(), store::kAuthPurpose,
                                                  std::chrono::steady_clock::now() + kLong);
-    char byte;  // reads requests without answering until the client closes
+    char byte;
     try {
       while (ok && net::read_exact(conn.get(), &byte, 1, std::chrono::steady_clock::now() + kLong)) {
       }
@@ -257,6 +260,13 @@ TEST_CASE("kv store: a server that never answers gives TimeoutError after the ma
     }
     return ok;
   });
+}
+
+}  // namespace
+
+TEST_CASE("kv store: a server that never answers gives TimeoutError after the margin") {
+  const net::Fd listener = net::listen_tcp("127.0.0.1", 0);
+  auto mute = serve_mute(listener);
   {
     store::KvClient c("127.0.0.1", net::local_port(listener.get()), secret(), kLong, kShort);
     CHECK_THROWS_AS(finishes([&c] { c.ping(); }), hvd::TimeoutError);
@@ -291,4 +301,22 @@ TEST_CASE("kv store: connect_from_env") {
   env.erase(hvd::env::kStoreAddr);
   CHECK_THROWS_WITH_AS(store::connect_from_env(env, kLong),
                        doctest::Contains("HVD_STORE_ADDR is not set"), hvd::BootstrapError);
+}
+
+TEST_CASE("kv store: connect_from_env's timeout also bounds the wait for a reply") {
+  // HVD_BOOTSTRAP_TIMEOUT=1 must not turn into 1 s plus a fixed 30 s for a store that stops
+  // answering once connected.
+  const net::Fd listener = net::listen_tcp("127.0.0.1", 0);
+  auto mute = serve_mute(listener);
+  const std::map<std::string, std::string> env = {
+      {hvd::env::kStoreAddr, "127.0.0.1"},
+      {hvd::env::kStorePort, std::to_string(net::local_port(listener.get()))},
+      {hvd::env::kRunSecret, secret().hex()}};
+  {
+    // Long enough to connect and authenticate on a loaded machine, far below 30 s.
+    store::KvClient c = store::connect_from_env(env, milliseconds(2000));
+    CHECK_THROWS_WITH_AS(finishes([&c] { c.ping(); }),
+                         doctest::Contains("no reply within 2000 ms"), hvd::TimeoutError);
+  }
+  CHECK(finishes([&mute] { return mute.get(); }));
 }

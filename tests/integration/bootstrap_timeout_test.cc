@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// HVD_BOOTSTRAP_TIMEOUT is the user's bound on the wait for the other ranks: with 3 s, a rank
+// that never reaches hvd::init() (here: stopped before it) ends the job after about 3 s, not
+// after the ring's old fixed 60 s. These cases carry ctest's TIMEOUT of 40 s (the suite
+// "hang-guarded" in tests/CMakeLists.txt): that bound, not a clock in the test, is what shows
+// that nobody waited 60 s; the test itself checks the exit code and the message.
+
+#include <signal.h>
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+
+#include "integration/hvdrun_test_util.h"
+
+using namespace hvd::test;
+
+namespace {
+
+// 2 ranks of fault_probe over `transport`; rank 1 stops before init. Returns hvdrun's result.
+ProcessResult run_with_rank1_stopped(const std::string& transport) {
+  TempDir dir;
+  const std::map<std::string, std::string> env = {{"HVD_RING_TRANSPORT", transport},
+                                                  {"HVD_BOOTSTRAP_TIMEOUT", "3"}};
+  Subprocess p(hvdrun({"-np", "2", "--kill-grace-seconds", "1", "--", FAULT_PROBE_EXE,
+                       "before-init", "1", dir.path()}),
+               env);
+  REQUIRE(wait_for_files(dir.path(), "ready", 1));
+  const std::vector<pid_t> pids = read_pids(dir.path(), "pid");
+  for (pid_t pid : pids) {
+    if (read_text(dir.file("pid.1")) == std::to_string(pid)) kill(pid, SIGSTOP);
+  }
+  return p.wait(std::chrono::seconds(35));
+}
+
+}  // namespace
+
+TEST_SUITE("hang-guarded") {
+  TEST_CASE("bootstrap timeout: a rank that never reaches init ends the job after the user's bound") {
+    for (const char* transport : {"shm", "tcp"}) {
+      CAPTURE(transport);
+      const ProcessResult r = run_with_rank1_stopped(transport);
+      CAPTURE(r.err);
+      CHECK(r.exit_code == 3);  // fault_probe: hvd::init() failed
+      CHECK(r.err.find("hvdrun: rank 0 ") != std::string::npos);
+      CHECK(r.err.find(std::string("ring ") + transport +
+                       ": rank 0: setup did not finish within 3000 ms (HVD_BOOTSTRAP_TIMEOUT)") !=
+            std::string::npos);
+      CHECK(r.err.find("rank 1 never showed up") != std::string::npos);
+    }
+  }
+}
