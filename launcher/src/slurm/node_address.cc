@@ -3,12 +3,9 @@
 
 #include <netdb.h>
 
-#include <array>
-#include <cstdio>
-
+#include "exec/command_output.h"
 #include "hvd/error.h"
 #include "slurm/slurm_tools.h"
-#include "slurm/srun_command.h"
 
 namespace hvd::launcher::slurm {
 namespace {
@@ -30,13 +27,8 @@ std::string scontrol_node_addr(const std::string& node, const EnvMap& env) {
   } catch (const SchedulerError&) {
     return {};
   }
-  std::string output;
-  const std::string command = shell_join({scontrol, "show", "node", node}) + " 2>/dev/null";
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    std::array<char, 4096> buffer{};
-    while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
-    pclose(pipe);
-  }
+  // No shell: the node name, whatever it holds, is one argument of scontrol's.
+  const std::string output = exec::run_for_output({scontrol, "show", "node", node}, env).out;
   const auto at = output.find("NodeAddr=");
   if (at == std::string::npos) return {};
   const auto start = at + 9;

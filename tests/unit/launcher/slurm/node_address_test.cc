@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// node_address(): a node name that does not resolve is looked up with `scontrol show node NAME`,
+// run without a shell, so that a name holding shell metacharacters is one argument and runs
+// nothing. The scontrol here is a fake on PATH that records its argv.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "slurm/node_address.h"
+
+namespace slurm = hvd::launcher::slurm;
+namespace fs = std::filesystem;
+
+TEST_CASE("node address: a node name with shell metacharacters reaches scontrol as one argument") {
+  std::string pattern = (fs::temp_directory_path() / "hvd-scontrol-XXXXXX").string();
+  REQUIRE(mkdtemp(pattern.data()) != nullptr);
+  const std::string dir = pattern;
+  const std::string marker = dir + "/ran";
+  // Records one argument per NUL-terminated field, then answers as scontrol does.
+  std::ofstream(dir + "/scontrol") << "#!/bin/sh\nprintf '%s\\0' \"$@\" > '" << dir
+                                   << "/argv'\necho 'NodeName=x Arch=x86_64'\n"
+                                   << "echo '   NodeAddr=10.9.8.7 NodeHostName=x Version=22.05'\n";
+  chmod((dir + "/scontrol").c_str(), 0700);
+  const std::string node = "gpu1;touch " + marker + " $(touch " + marker + ")`touch " + marker +
+                           "`'\"|&";
+  const std::string addr = slurm::node_address(node, {{"PATH", dir}});
+  std::ifstream in(dir + "/argv");
+  std::vector<std::string> args;
+  for (std::string arg; std::getline(in, arg, '\0');) args.push_back(arg);
+  CHECK(addr == "10.9.8.7");
+  CHECK(args == std::vector<std::string>{"show", "node", node});
+  CHECK_FALSE(fs::exists(marker));
+  fs::remove_all(dir);
+}
