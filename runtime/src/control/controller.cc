@@ -94,8 +94,14 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
   std::string answer;
   if (channel_.rank() == root) {
     std::vector<Response> responses;
-    for (const std::string& bytes : all) {
-      for (const Request& r : decode_requests(bytes)) {
+    for (size_t from = 0; from < all.size(); ++from) {
+      for (const Request& r : decode_requests(all[from])) {
+        // The channel says whose bytes these are; a request that names another rank would let
+        // one peer submit, or block, tensors in another's name.
+        if (r.rank != static_cast<int>(from)) {
+          throw BackendError(str_cat("control message from rank ", from, ": a request for '",
+                                     r.name, "' claims to be rank ", r.rank, "'s; refused"));
+        }
         stall_.record_ready(r.name, r.rank);
         if (table_.add(r)) {
           responses.push_back(table_.take_response(r.name));

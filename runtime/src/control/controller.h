@@ -13,6 +13,8 @@
 //  3. Only if some rank has uncached requests: they are gathered at the coordinator, which
 //     adds them to its MessageTable; the names now requested by every rank become Responses
 //     (or errors when the ranks disagree), broadcast to all ranks and put into every cache.
+//     A request must name the rank whose bytes carried it: one that names another is a
+//     BackendError at the coordinator, which ends the run.
 //  4. Every rank runs the cache-ready responses (in bit order) and then the negotiated ones (in
 //     the coordinator's order), packed by plan_fusion(). The list is identical on every rank,
 //     and so are the caches, because every rank makes the same cache calls in the same order.
@@ -62,7 +64,8 @@ class Controller {
   Controller(Channel& channel, ControllerOptions options);
 
   /// `fresh`: requests enqueued on this rank since the last cycle. Throws what the channel
-  /// throws (a dead peer); the caller fails its pending work with it.
+  /// throws (a dead peer), and at the coordinator BackendError for a peer's request that names
+  /// another rank; the caller fails its pending work with it.
   CycleResult run_cycle(std::vector<Request> fresh, bool want_shutdown);
 
   /// Coordinator only: names some ranks have asked for while others have not, with the ranks

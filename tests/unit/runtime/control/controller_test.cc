@@ -216,3 +216,42 @@ TEST_CASE("controller: a tensor only some ranks submit is reported with the miss
   CHECK(warnings[0].find("late") != std::string::npos);
   CHECK(failures[0].find("stall check") != std::string::npos);
 }
+
+namespace {
+
+// Rank 0 of 2 whose peer's gathered bytes are whatever the test says; the peer otherwise
+// agrees with everything (its vote bits are rank 0's own).
+class ScriptedPeerChannel final : public control::Channel {
+ public:
+  explicit ScriptedPeerChannel(std::string peer_bytes) : peer_bytes_(std::move(peer_bytes)) {}
+  int rank() const override { return 0; }
+  int size() const override { return 2; }
+  std::vector<std::string> gather(const std::string& mine, int) override {
+    return {mine, peer_bytes_};
+  }
+  std::string broadcast(const std::string& bytes, int) override { return bytes; }
+  void bit_and(std::vector<uint8_t>&) override {}
+
+ private:
+  std::string peer_bytes_;
+};
+
+}  // namespace
+
+TEST_CASE("controller: a peer's request that claims another rank is refused, naming both") {
+  // Rank 1 sends a request in rank 0's name: it could otherwise complete or block rank 0's
+  // tensors. The coordinator refuses it.
+  ScriptedPeerChannel channel(control::encode_requests({request(0, "grad")}));
+  control::Controller controller(channel, {});
+  CHECK_THROWS_WITH_AS(controller.run_cycle({request(0, "grad")}, false),
+                       "control message from rank 1: a request for 'grad' claims to be rank "
+                       "0's; refused",
+                       hvd::BackendError);
+  SUBCASE("its own rank is fine") {
+    ScriptedPeerChannel honest(control::encode_requests({request(1, "grad")}));
+    control::Controller c(honest, {});
+    const control::CycleResult result = c.run_cycle({request(0, "grad")}, false);
+    REQUIRE(result.responses.size() == 1);
+    CHECK(result.responses[0].kind == control::Response::Kind::kRun);
+  }
+}
