@@ -12,9 +12,16 @@
 //   collective   everyone allreduces in a loop; the victim is ready after its third one
 //   shutdown     after one allreduce the victim waits for DIR/go before hvd::shutdown(); the
 //                others shut down at once
+//   segment      no libhvd: every rank creates a shared-memory segment named as the shm
+//                transport names its own ("/hvd-<HVD_RUN_ID>-<pid>-..."), with the transport's
+//                own code, and writes ready.N; then the victim is SIGKILLed by itself, as a rank
+//                killed between creating its segment and the "mapped" barrier is, and the
+//                others exit 0 without removing theirs. What is left in /dev/shm afterwards is
+//                what the launcher failed to clean (tests/slurm/t0150-exec-rank-shm-cleanup.sh).
 // Exit codes: 3 init failed, 4 a collective failed, 5 shutdown failed, 0 done.
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/ring/shm_segment.h"
 #include "hvd/env_keys.h"
 #include "hvd/hvd.h"
 
@@ -85,6 +93,16 @@ int main(int argc, char** argv) {
   if (rank == 0) write_file(dir + "/runid", env(hvd::env::kRunId));
   const std::string ready = dir + "/ready." + std::to_string(rank);
 
+  if (phase == "segment") {
+    // Kept past the end: its destructor would unlink the name.
+    new hvd::backends::ring::ShmSegment(hvd::backends::ring::ShmSegment::create(
+        "/hvd-" + env(hvd::env::kRunId) + "-" + std::to_string(getpid()) + "-probe-" +
+            std::to_string(rank),
+        0, 1, 4096));
+    write_file(ready, "");
+    if (victim) raise(SIGKILL);
+    _exit(0);
+  }
   if (phase == "before-init" && victim) {
     write_file(ready, "");
     wait_forever();

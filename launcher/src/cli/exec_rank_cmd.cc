@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/exec_rank_cmd.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <iostream>
 
 #include "exec/program_lookup.h"
+#include "exec/rank_parent.h"
+#include "exec/shm_cleanup.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "slurm/allocation.h"
@@ -66,15 +64,15 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
   for (const auto& [key, value] : mine) full[key] = value;
   std::vector<std::string> entries;
   for (const auto& [key, value] : full) entries.push_back(key + "=" + value);
-  std::vector<char*> envp, argv;
-  for (std::string& e : entries) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = o.command;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  execve(program.c_str(), argv.data(), envp.data());
-  throw LaunchError(
-      str_cat("rank ", task.rank, ": cannot execute '", program, "': ", std::strerror(errno)));
+  // Not an exec: no hvdrun runs on this node to remove what the rank leaves in /dev/shm.
+  const std::string run_id = env_or(full, env::kRunId, "");
+  try {
+    exec::run_as_parent(program, o.command, std::move(entries), [&run_id](pid_t rank_pid) {
+      if (!run_id.empty()) exec::remove_process_segments(run_id.c_str(), rank_pid);
+    });
+  } catch (const LaunchError& e) {
+    throw LaunchError(str_cat("rank ", task.rank, ": ", e.what()));
+  }
 }
 
 }  // namespace hvd::launcher::cli

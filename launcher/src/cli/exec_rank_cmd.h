@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `hvdrun exec-rank -- CMD`: the shim each srun task runs. It derives the rank's identity from
-// SLURM_*, picks its GPU, sets the rendezvous, and execs CMD, so the rank stays Slurm's own
-// task (PMIx, cgroups and --kill-on-bad-exit keep working).
+// SLURM_*, picks its GPU, sets the rendezvous, and runs CMD as its child, in Slurm's task (PMIx,
+// cgroups and --kill-on-bad-exit keep working): it waits, removes the shared-memory segments
+// the rank left, and ends exactly as the rank ended (exec/rank_parent.h).
 
 #include <string>
 #include <vector>
@@ -26,7 +27,8 @@ struct ExecRankOptions {
 
 CLI::App* register_exec_rank(CLI::App& app, ExecRankOptions& options);
 
-/// Execs the command with the rank's environment; returns only with --print-env.
+/// Runs the command with the rank's environment and ends this process as it ended; returns
+/// only with --print-env.
 /// Throws SchedulerError outside an srun task, LaunchError when the program is missing.
 int run_exec_rank(const ExecRankOptions& options, const EnvMap& env);
 

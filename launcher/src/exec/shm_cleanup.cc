@@ -13,6 +13,8 @@ namespace hvd::launcher::exec {
 namespace {
 
 constexpr size_t kMaxRunId = 64;
+// "hvd-" + run id + "-" + a pid of up to 20 digits + "-" + NUL.
+constexpr size_t kMaxPrefix = kMaxRunId + 32;
 
 bool id_char(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
@@ -28,21 +30,18 @@ struct LinuxDirent64 {
   char d_name[1];
 };
 
-}  // namespace
-
-bool valid_run_id(std::string_view run_id) noexcept {
-  if (run_id.empty() || run_id.size() > kMaxRunId) return false;
-  for (char c : run_id) {
-    if (!id_char(c)) return false;
-  }
-  return true;
+// Appends `n` (> 0) in decimal; no allocation, no stdio.
+void append_decimal(char* text, long n) noexcept {
+  char digits[24];
+  int len = 0;
+  for (; n > 0 && len < 23; n /= 10) digits[len++] = static_cast<char>('0' + n % 10);
+  char* end = text + std::strlen(text);
+  while (len > 0) *end++ = digits[--len];
+  *end = '\0';
 }
 
-int remove_run_segments(const char* run_id, const char* dir) noexcept {
-  if (run_id == nullptr || !valid_run_id(run_id)) return 0;
-  char prefix[kMaxRunId + 8] = "hvd-";
-  std::strcat(prefix, run_id);
-  std::strcat(prefix, "-");
+// Removes DIR/<prefix>* (regular files of this uid, nothing followed); returns the count.
+int remove_with_prefix(const char* prefix, const char* dir) noexcept {
   const size_t prefix_len = std::strlen(prefix);
   const int dfd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   if (dfd < 0) return 0;
@@ -64,6 +63,34 @@ int remove_run_segments(const char* run_id, const char* dir) noexcept {
   }
   ::close(dfd);
   return removed;
+}
+
+}  // namespace
+
+bool valid_run_id(std::string_view run_id) noexcept {
+  if (run_id.empty() || run_id.size() > kMaxRunId) return false;
+  for (char c : run_id) {
+    if (!id_char(c)) return false;
+  }
+  return true;
+}
+
+int remove_run_segments(const char* run_id, const char* dir) noexcept {
+  if (run_id == nullptr || !valid_run_id(run_id)) return 0;
+  char prefix[kMaxPrefix] = "hvd-";
+  std::strcat(prefix, run_id);
+  std::strcat(prefix, "-");
+  return remove_with_prefix(prefix, dir);
+}
+
+int remove_process_segments(const char* run_id, long pid, const char* dir) noexcept {
+  if (run_id == nullptr || !valid_run_id(run_id) || pid <= 0) return 0;
+  char prefix[kMaxPrefix] = "hvd-";
+  std::strcat(prefix, run_id);
+  std::strcat(prefix, "-");
+  append_decimal(prefix, pid);
+  std::strcat(prefix, "-");
+  return remove_with_prefix(prefix, dir);
 }
 
 }  // namespace hvd::launcher::exec

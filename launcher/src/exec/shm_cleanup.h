@@ -6,7 +6,9 @@
 // <random>" (runtime/src/backends/ring/shm_transport.cc). A rank unlinks its segment once every
 // peer has mapped it; a rank killed between creating it and that barrier leaves the file behind.
 // hvdrun removes "/dev/shm/hvd-<run id>-*" when the job ends, and the guard (guard.h) does the
-// same when hvdrun itself was killed, so no segment outlives the job.
+// same when hvdrun itself was killed, so no segment outlives the job. In a Slurm step, `hvdrun
+// exec-rank` removes "/dev/shm/hvd-<run id>-<rank pid>-*" on each node when its rank ends
+// (exec/rank_parent.h).
 //
 // Only regular files owned by hvdrun's own user are removed (another user's file of that name
 // is left alone; /dev/shm is sticky, so unlink would fail anyway), and nothing is followed: the
@@ -24,5 +26,9 @@ bool valid_run_id(std::string_view run_id) noexcept;
 /// Removes DIR/hvd-<run_id>-* (regular files of this uid). Returns how many were removed.
 /// Does nothing for an invalid run id. Async-signal-safe.
 int remove_run_segments(const char* run_id, const char* dir = "/dev/shm") noexcept;
+
+/// Removes DIR/hvd-<run_id>-<pid>-*: the segments that process `pid` of the run created (for
+/// `hvdrun exec-rank`, whose node may hold other ranks' live segments). As above otherwise.
+int remove_process_segments(const char* run_id, long pid, const char* dir = "/dev/shm") noexcept;
 
 }  // namespace hvd::launcher::exec

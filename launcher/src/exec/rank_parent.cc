@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "exec/rank_parent.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "exec/fd_limit.h"
+#include "exec/status_mirror.h"
+#include "hvd/error.h"
+#include "hvd/str_cat.h"
+
+namespace hvd::launcher::exec {
+namespace {
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Between fork and exec: async-signal-safe calls only. An exec failure goes to the parent as
+// errno through `error_fd` (closed by a successful exec).
+[[noreturn]] void child_main(const char* program, char* const* argv, char* const* envp,
+                             const sigset_t& mask, int error_fd) {
+  sigprocmask(SIG_SETMASK, &mask, nullptr);
+  restore_fd_limit_in_child();  // hvdrun raised its own (exec/fd_limit.h)
+  execve(program, argv, envp);
+  const int err = errno;
+  while (write(error_fd, &err, sizeof(err)) < 0 && errno == EINTR) {
+  }
+  _exit(127);
+}
+
+// errno from the child's failed exec, or 0 once the exec succeeded.
+int exec_error(int fd) {
+  int err = 0;
+  ssize_t n;
+  do {
+    n = read(fd, &err, sizeof(err));
+  } while (n < 0 && errno == EINTR);
+  return n == static_cast<ssize_t>(sizeof(err)) ? err : 0;
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw LaunchError(str_cat("waitpid: ", std::strerror(errno)));
+  }
+  return status;
+}
+
+}  // namespace
+
+sigset_t signals_held_while_waiting() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&set, sig);
+  return set;
+}
+
+void run_as_parent(const std::string& program, std::vector<std::string> argv,
+                   std::vector<std::string> envp, const std::function<void(pid_t)>& after_exit) {
+  const std::vector<char*> c_argv = c_strings(argv);
+  const std::vector<char*> c_envp = c_strings(envp);
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    throw LaunchError(str_cat("cannot create a pipe: ", std::strerror(errno)));
+  }
+  // Blocked before fork, so that a signal for the whole step cannot end exec-rank between fork
+  // and the wait; the child puts back the mask exec-rank started with.
+  const sigset_t held = signals_held_while_waiting();
+  sigset_t started_with;
+  sigprocmask(SIG_BLOCK, &held, &started_with);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    throw LaunchError(str_cat("cannot fork for '", program, "': ", std::strerror(errno)));
+  }
+  if (pid == 0) child_main(program.c_str(), c_argv.data(), c_envp.data(), started_with, fds[1]);
+  close(fds[1]);
+  const int err = exec_error(fds[0]);
+  close(fds[0]);
+  const int status = wait_for(pid);
+  if (err != 0) {
+    throw LaunchError(str_cat("cannot execute '", program, "': ", std::strerror(err)));
+  }
+  after_exit(pid);
+  end_as(ending_of(status));
+}
+
+}  // namespace hvd::launcher::exec

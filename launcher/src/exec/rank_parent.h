@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// `hvdrun exec-rank` stays the rank's parent instead of exec'ing it, so that something is left
+// on the node, after the rank ends however it ends, to remove the shared-memory segments the
+// rank created (/dev/shm/hvd-<run id>-<rank pid>-*, see exec/shm_cleanup.h): in local mode
+// hvdrun does that, but in a Slurm step the other nodes have no hvdrun.
+//
+// Signals: Slurm signals every process of the step (scancel, srun's forwarding of Ctrl-C, the
+// time limit), so the rank gets each signal itself. exec-rank blocks the ones that would end it
+// (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2) and forwards none: no double delivery,
+// and it outlives the rank long enough to clean up. The rank gets the signal mask exec-rank
+// started with. Only SIGKILL (Slurm's last resort after KillWait) ends exec-rank first.
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hvd::launcher::exec {
+
+/// Runs `program` (a path) with `argv` and the environment `envp` ("NAME=value") as a child,
+/// waits for it, calls after_exit(child pid), and ends this process as the child ended
+/// (exec/status_mirror.h). Returns only by throwing LaunchError (naming `program`) when the
+/// child could not be started or could not execute it.
+[[noreturn]] void run_as_parent(const std::string& program, std::vector<std::string> argv,
+                                std::vector<std::string> envp,
+                                const std::function<void(pid_t)>& after_exit);
+
+/// The signals run_as_parent() keeps blocked while it waits.
+sigset_t signals_held_while_waiting();
+
+}  // namespace hvd::launcher::exec
