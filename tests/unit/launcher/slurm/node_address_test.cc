@@ -22,14 +22,16 @@ TEST_CASE("node address: a node name with shell metacharacters reaches scontrol 
   REQUIRE(mkdtemp(pattern.data()) != nullptr);
   const std::string dir = pattern;
   const std::string marker = dir + "/ran";
-  // Records one argument per NUL-terminated field, then answers as scontrol does.
+  // Records one argument per NUL-terminated field, then answers as scontrol does, but only in
+  // the environment node_address() was given (hvdrun's EnvMap, not this test's own).
   std::ofstream(dir + "/scontrol") << "#!/bin/sh\nprintf '%s\\0' \"$@\" > '" << dir
-                                   << "/argv'\necho 'NodeName=x Arch=x86_64'\n"
+                                   << "/argv'\n[ \"$HVD_FAKE_MARK\" = given ] || exit 1\n"
+                                   << "echo 'NodeName=x Arch=x86_64'\n"
                                    << "echo '   NodeAddr=10.9.8.7 NodeHostName=x Version=22.05'\n";
   chmod((dir + "/scontrol").c_str(), 0700);
   const std::string node = "gpu1;touch " + marker + " $(touch " + marker + ")`touch " + marker +
                            "`'\"|&";
-  const std::string addr = slurm::node_address(node, {{"PATH", dir}});
+  const std::string addr = slurm::node_address(node, {{"PATH", dir}, {"HVD_FAKE_MARK", "given"}});
   std::ifstream in(dir + "/argv");
   std::vector<std::string> args;
   for (std::string arg; std::getline(in, arg, '\0');) args.push_back(arg);
