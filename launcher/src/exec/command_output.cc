@@ -50,6 +50,51 @@ int exit_code_of(int status) {
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
 }
 
+// Reads the helper's stdout until it closes it, the deadline passes or max_bytes is exceeded.
+void collect(int fd, Clock::time_point deadline, size_t max_bytes, CommandOutput& result) {
+  for (char buf[4096];;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+    pollfd pfd{fd, POLLIN, 0};
+    const int ready =
+        left.count() <= 0
+            ? 0
+            : poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), INT_MAX)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      result.timed_out = true;
+      return;
+    }
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    const size_t room = max_bytes - result.out.size();
+    result.out.append(buf, std::min(room, static_cast<size_t>(n)));
+    if (static_cast<size_t>(n) > room) {
+      result.cut = true;
+      return;
+    }
+  }
+}
+
+// Reaps the helper; one that was cut off, or that outlives the deadline (it may close its
+// stdout and go on running), is killed with its group first.
+void reap(pid_t pid, Clock::time_point deadline, CommandOutput& result) {
+  int status = 0;
+  while (!result.timed_out && !result.cut) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) {
+      result.exit_code = exit_code_of(status);
+      return;
+    }
+    if (Clock::now() >= deadline) result.timed_out = true;
+    if (!result.timed_out) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(-pid, SIGKILL);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = exit_code_of(status);
+}
+
 }  // namespace
 
 CommandOutput run_for_output(const std::vector<std::string>& argv, const EnvMap& env,
@@ -74,46 +119,11 @@ CommandOutput run_for_output(const std::vector<std::string>& argv, const EnvMap&
   if (pid == 0) child_main(c_argv.data(), c_envp.data(), fds[1]);
   setpgid(pid, pid);  // also here, so that a kill right away finds the group
   close(fds[1]);
-
   CommandOutput result;
   const auto deadline = Clock::now() + limits.timeout;
-  for (char buf[4096];;) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
-    pollfd pfd{fds[0], POLLIN, 0};
-    const int ready = left.count() <= 0
-                          ? 0
-                          : poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), INT_MAX)));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      result.timed_out = true;
-      break;
-    }
-    const ssize_t n = read(fds[0], buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    const size_t room = limits.max_bytes - result.out.size();
-    result.out.append(buf, std::min(room, static_cast<size_t>(n)));
-    if (static_cast<size_t>(n) > room) {
-      result.cut = true;
-      break;
-    }
-  }
+  collect(fds[0], deadline, limits.max_bytes, result);
   close(fds[0]);
-  // A helper may close its stdout and go on running: it gets what is left of the time.
-  int status = 0;
-  while (!result.timed_out && !result.cut) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid || (done < 0 && errno != EINTR)) {
-      result.exit_code = exit_code_of(status);
-      return result;
-    }
-    if (Clock::now() >= deadline) result.timed_out = true;
-    if (!result.timed_out) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  kill(-pid, SIGKILL);
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exit_code = exit_code_of(status);
+  reap(pid, deadline, result);
   return result;
 }
 

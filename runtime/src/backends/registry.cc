@@ -33,12 +33,9 @@ std::string choose_ring_transport(const EnvMap& env, const bootstrap::WorldInfo&
   throw ConfigError(str_cat(env::kRingTransport, "='", wanted, "' is not auto, shm or tcp"));
 }
 
-std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
-                                                     bootstrap::KvStore& store,
-                                                     const bootstrap::WorldInfo& world,
-                                                     const std::string& scope,
-                                                     const auth::RunSecret& secret,
-                                                     const ring::TransportSetup& setup) {
+std::unique_ptr<ring::Transport> make_ring_transport(
+    const std::string& kind, bootstrap::KvStore& store, const bootstrap::WorldInfo& world,
+    const std::string& scope, const auth::RunSecret& secret, const ring::TransportSetup& setup) {
   return ring::make_transport(kind, store, world.rank, world.size, scope, secret, setup);
 }
 

@@ -29,12 +29,9 @@ std::string choose_ring_transport(const EnvMap& env, const bootstrap::WorldInfo&
 /// A connected transport of `kind` among all ranks; `scope` keeps the store keys of several
 /// transports apart, `secret` is what TCP connections prove. Collective: every rank calls it
 /// with the same kind, scope and secret.
-std::unique_ptr<ring::Transport> make_ring_transport(const std::string& kind,
-                                                     bootstrap::KvStore& store,
-                                                     const bootstrap::WorldInfo& world,
-                                                     const std::string& scope,
-                                                     const auth::RunSecret& secret,
-                                                     const ring::TransportSetup& setup);
+std::unique_ptr<ring::Transport> make_ring_transport(
+    const std::string& kind, bootstrap::KvStore& store, const bootstrap::WorldInfo& world,
+    const std::string& scope, const auth::RunSecret& secret, const ring::TransportSetup& setup);
 
 /// "ring" or "mpi", from HVD_BACKEND (auto, ring, mpi; auto is the ring). Reads `env` only.
 /// Throws ConfigError for another value, or for mpi in a build without MPI (naming

@@ -44,7 +44,8 @@ std::vector<std::string> resolve_host(const std::string& host) {
   std::vector<std::string> addresses;
   if (getaddrinfo(host.c_str(), nullptr, &hints, &result) != 0) return addresses;
   for (const addrinfo* a = result; a != nullptr; a = a->ai_next) {
-    if (a->ai_family == AF_INET || a->ai_family == AF_INET6) addresses.push_back(numeric(a->ai_addr));
+    if (a->ai_family == AF_INET || a->ai_family == AF_INET6)
+      addresses.push_back(numeric(a->ai_addr));
   }
   freeaddrinfo(result);
   return addresses;
@@ -87,8 +88,8 @@ std::string route_listen_address(const std::string& self, const std::vector<std:
     if (others.size() == kMostHostsTried) break;
   }
   if (others.empty()) {
-    throw ConfigError(str_cat("ring tcp: no host of the job but this one (", self,
-                              ") to find a route to"));
+    throw ConfigError(
+        str_cat("ring tcp: no host of the job but this one (", self, ") to find a route to"));
   }
   std::string tried;
   for (const std::string& host : others) {
@@ -104,8 +105,8 @@ std::string route_listen_address(const std::string& self, const std::vector<std:
     tried += str_cat(tried.empty() ? "" : ", ", host, " (", why, ")");
   }
   throw BootstrapError(str_cat("ring tcp: found no address of this host (", self,
-                               ") that the other hosts of the job reach: tried ", tried,
-                               "; set ", env::kRingAddress,
+                               ") that the other hosts of the job reach: tried ", tried, "; set ",
+                               env::kRingAddress,
                                " to this host's address on the network the ranks share"));
 }
 

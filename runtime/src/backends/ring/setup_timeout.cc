@@ -16,8 +16,8 @@ constexpr size_t kMostNamed = 8;
 
 }  // namespace
 
-std::string unpublished_ranks(bootstrap::KvStore& store,
-                              const std::function<std::string(int)>& key, int size, int self) {
+std::string unpublished_ranks(bootstrap::KvStore& store, const std::function<std::string(int)>& key,
+                              int size, int self) {
   std::vector<int> missing;
   for (int r = 0; r < std::min(size, kMostProbed); ++r) {
     if (r == self) continue;

@@ -16,13 +16,13 @@ namespace hvd::backends::ring {
 /// "rank 1" / "ranks 1, 5 and 3 more"; "" when all are there or the store cannot tell without
 /// waiting (stores whose values travel only at barriers). Looks at no more than 256 ranks, so
 /// that every rank of a large run timing out at once does not flood the store.
-std::string unpublished_ranks(bootstrap::KvStore& store,
-                              const std::function<std::string(int)>& key, int size, int self);
+std::string unpublished_ranks(bootstrap::KvStore& store, const std::function<std::string(int)>& key,
+                              int size, int self);
 
 /// The TimeoutError a setup throws: "<what>: rank R: setup did not finish within T ms
 /// (HVD_BOOTSTRAP_TIMEOUT): <missing, when known>; <cause>".
 [[noreturn]] void throw_setup_timeout(const std::string& what, int rank,
-                                      std::chrono::milliseconds timeout,
-                                      const std::string& missing, const std::string& cause);
+                                      std::chrono::milliseconds timeout, const std::string& missing,
+                                      const std::string& cause);
 
 }  // namespace hvd::backends::ring

@@ -91,7 +91,8 @@ net::Fd listen_where_advertised(const std::string& host, const std::string& bind
       host != "localhost") {
     throw BootstrapError(str_cat("ring tcp: this host's name '", host,
                                  "' resolves to loopback here, so the other hosts could not "
-                                 "connect to it; set ", env::kRingAddress,
+                                 "connect to it; set ",
+                                 env::kRingAddress,
                                  " to this host's address on the network the ranks share"));
   }
   return fd;

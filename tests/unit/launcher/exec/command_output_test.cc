@@ -50,8 +50,8 @@ TEST_CASE("command output: every argument arrives as one argv element, and no sh
   ScriptDir dir;
   const std::string record = dir.script("record", "printf '%s\\n' \"$#\"; printf '[%s]\\n' \"$@\"");
   const std::string marker = dir.file("ran");
-  const std::string nasty = "n1;touch " + marker + " $(touch " + marker + ") `touch " + marker +
-                            "` '\"&|>" + marker;
+  const std::string nasty =
+      "n1;touch " + marker + " $(touch " + marker + ") `touch " + marker + "` '\"&|>" + marker;
   const exec::CommandOutput r = exec::run_for_output({record, nasty, "two words", ""}, {});
   CHECK(r.exit_code == 0);
   CHECK(r.out == "3\n[" + nasty + "]\n[two words]\n[]\n");

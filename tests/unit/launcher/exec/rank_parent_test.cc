@@ -59,9 +59,8 @@ int wait_status(pid_t pid) {
 
 // The wait status of `sh -c script` run directly, and run under a mirroring parent.
 std::pair<int, int> direct_and_mirrored(const std::string& script) {
-  const pid_t direct = fork_running([&] {
-    execl("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
-  });
+  const pid_t direct = fork_running(
+      [&] { execl("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr)); });
   const int direct_status = wait_status(direct);
   const pid_t mirror = fork_running([&] {
     exec::run_as_parent("/bin/sh", {"sh", "-c", script}, {"PATH=/usr/bin:/bin"}, [](pid_t) {});
@@ -163,10 +162,9 @@ TEST_CASE("rank parent: the rank's own segments are removed when it ends, not an
                              "; kill -KILL $$";
   const std::string where = dir.path();
   const pid_t parent = fork_running([&] {
-    exec::run_as_parent("/bin/sh", {"sh", "-c", script}, {"PATH=/usr/bin:/bin"},
-                        [&where](pid_t rank) {
-                          exec::remove_process_segments("run7", rank, where.c_str());
-                        });
+    exec::run_as_parent(
+        "/bin/sh", {"sh", "-c", script}, {"PATH=/usr/bin:/bin"},
+        [&where](pid_t rank) { exec::remove_process_segments("run7", rank, where.c_str()); });
   });
   const int status = wait_status(parent);
   CHECK(WIFSIGNALED(status));
@@ -177,7 +175,7 @@ TEST_CASE("rank parent: the rank's own segments are removed when it ends, not an
   }
   std::sort(left.begin(), left.end());
   REQUIRE(left.size() == 2);
-  CHECK(left[0] == "hvd-run7-1-a1-1-ff");  // another process's
+  CHECK(left[0] == "hvd-run7-1-a1-1-ff");     // another process's
   CHECK(left[1].rfind("hvd-run8-", 0) == 0);  // another run's
 }
 

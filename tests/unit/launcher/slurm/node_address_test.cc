@@ -29,8 +29,8 @@ TEST_CASE("node address: a node name with shell metacharacters reaches scontrol 
                                    << "echo 'NodeName=x Arch=x86_64'\n"
                                    << "echo '   NodeAddr=10.9.8.7 NodeHostName=x Version=22.05'\n";
   chmod((dir + "/scontrol").c_str(), 0700);
-  const std::string node = "gpu1;touch " + marker + " $(touch " + marker + ")`touch " + marker +
-                           "`'\"|&";
+  const std::string node =
+      "gpu1;touch " + marker + " $(touch " + marker + ")`touch " + marker + "`'\"|&";
   const std::string addr = slurm::node_address(node, {{"PATH", dir}, {"HVD_FAKE_MARK", "given"}});
   std::ifstream in(dir + "/argv");
   std::vector<std::string> args;

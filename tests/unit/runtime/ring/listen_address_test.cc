@@ -66,8 +66,8 @@ TEST_CASE("listen address: the local end of the route to another host of the job
   SUBCASE("a host that does not resolve, or resolves to this host, is passed over") {
     net.names["node3"] = {"127.0.1.1"};  // a shared /etc/hosts line naming this host
     net.routes["127.0.1.1"] = "127.0.0.1";
-    CHECK(ring::route_listen_address("node1", {"node1", "ghost", "node3", "node2"},
-                                     net.lookup()) == "10.0.0.1");
+    CHECK(ring::route_listen_address("node1", {"node1", "ghost", "node3", "node2"}, net.lookup()) ==
+          "10.0.0.1");
   }
   SUBCASE("IPv6 works the same") {
     net.names["node4"] = {"fd00::4"};
@@ -108,18 +108,18 @@ TEST_CASE("listen address: transport_setup carries HVD_RING_ADDRESS and the worl
   world.cross_size = 2;
   world.hostname = "node1";
   world.hostnames = {"node1", "node2"};
-  const ring::TransportSetup setup = ring::transport_setup(
-      {{"HVD_RING_ADDRESS", "10.1.2.3"}}, world, std::chrono::milliseconds(3000));
+  const ring::TransportSetup setup = ring::transport_setup({{"HVD_RING_ADDRESS", "10.1.2.3"}},
+                                                           world, std::chrono::milliseconds(3000));
   CHECK_FALSE(setup.one_host);
   CHECK(setup.timeout == std::chrono::milliseconds(3000));
   CHECK(setup.address == "10.1.2.3");
   CHECK(setup.self_host == "node1");
   CHECK(setup.hosts == world.hostnames);
-  CHECK(ring::transport_setup({{"HVD_RING_ADDRESS", "fd00::1"}}, world,
-                                       std::chrono::milliseconds(1))
-            .address == "fd00::1");
-  CHECK_THROWS_WITH_AS(ring::transport_setup({{"HVD_RING_ADDRESS", "10.1.2.3:80"}},
-                                                      world, std::chrono::milliseconds(1)),
+  CHECK(
+      ring::transport_setup({{"HVD_RING_ADDRESS", "fd00::1"}}, world, std::chrono::milliseconds(1))
+          .address == "fd00::1");
+  CHECK_THROWS_WITH_AS(ring::transport_setup({{"HVD_RING_ADDRESS", "10.1.2.3:80"}}, world,
+                                             std::chrono::milliseconds(1)),
                        doctest::Contains("HVD_RING_ADDRESS='10.1.2.3:80'"), hvd::ConfigError);
 }
 

@@ -55,8 +55,8 @@ TEST_CASE("ring setup: a peer that never shows up is a TimeoutError naming the b
   for (const char* kind : {"tcp", "shm"}) {
     CAPTURE(kind);
     const std::string error = setup_alone(kind, 1, milliseconds(300));
-    CHECK(error.find(std::string("ring ") + kind + ": rank 1: setup did not finish within 300 ms") !=
-          std::string::npos);
+    CHECK(error.find(std::string("ring ") + kind +
+                     ": rank 1: setup did not finish within 300 ms") != std::string::npos);
     CHECK(error.find("HVD_BOOTSTRAP_TIMEOUT") != std::string::npos);
     CHECK(error.find("ranks 0, 2 never showed up") != std::string::npos);
   }

@@ -315,8 +315,8 @@ TEST_CASE("kv store: connect_from_env's timeout also bounds the wait for a reply
   {
     // Long enough to connect and authenticate on a loaded machine, far below 30 s.
     store::KvClient c = store::connect_from_env(env, milliseconds(2000));
-    CHECK_THROWS_WITH_AS(finishes([&c] { c.ping(); }),
-                         doctest::Contains("no reply within 2000 ms"), hvd::TimeoutError);
+    CHECK_THROWS_WITH_AS(finishes([&c] { c.ping(); }), doctest::Contains("no reply within 2000 ms"),
+                         hvd::TimeoutError);
   }
   CHECK(finishes([&mute] { return mute.get(); }));
 }
