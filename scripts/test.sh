@@ -65,10 +65,13 @@ phase "ASan + UBSan: unit and process tests"
 # (Python would have to preload the ASan runtime), a rank that crashes on purpose with SIGSEGV
 # (ASan catches it and aborts: 134, not the 139 the test checks), and the two tests that make
 # hwloc look up GPUs (its dlopen()ed I/O plugins leak at exit, reported from an unloaded module
-# that no suppression can name).
+# that no suppression can name). Also the fault matrix, which runs in the main phase: it is 14
+# jobs that each wait out a fault, and under the earlier gcc ASan build in CI it was still
+# running when CI's 90 minutes ran out (here it takes about 160 s under ASan; the cause was not
+# reproduced), so it is not worth its risk twice.
 ctest --test-dir "$build_dir-asan" --output-on-failure -j "$(nproc)" --timeout 600 -L 'unit|integration' \
   -LE 'slurm|gpu|mpi' \
-  -E '^torch_|^mpi4py_|a rank killed by a signal: hvdrun exits 128|fill_gpu_numa on this machine|each visible GPU goes to one local rank'
+  -E '^torch_|^mpi4py_|a rank killed by a signal: hvdrun exits 128|fill_gpu_numa on this machine|each visible GPU goes to one local rank|fault matrix'
 
 phase "fuzz targets: 2000 runs each over the seed corpus"
 HVD_FUZZ_BUILD_DIR="$build_dir-asan" ./scripts/fuzz.sh --runs 2000
