@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // HVD_BOOTSTRAP_TIMEOUT is the user's bound on the wait for the other ranks: with 3 s, a rank
 // that never reaches hvd::init() (here: stopped before it) ends the job after about 3 s, not
-// after the ring's old fixed 60 s. These cases carry ctest's TIMEOUT of 40 s (their own binary,
-// launcher_integration_bounded, in tests/CMakeLists.txt): that bound, not a clock in the test,
-// is what shows that nobody waited 60 s; the test itself checks the exit code and message.
+// after the ring's old fixed 60 s. The error names the bound that ended the wait ("within
+// 3000 ms"), which is what shows that nobody used the old one; no clock is asserted (the
+// machine is shared, and a sanitizer build is slow).
 
 #include <signal.h>
 
@@ -31,7 +31,7 @@ ProcessResult run_with_rank1_stopped(const std::string& transport) {
   for (pid_t pid : pids) {
     if (read_text(dir.file("pid.1")) == std::to_string(pid)) kill(pid, SIGSTOP);
   }
-  return p.wait(std::chrono::seconds(35));
+  return p.wait(std::chrono::seconds(120));  // a hang guard only
 }
 
 }  // namespace
