@@ -69,10 +69,17 @@ TEST_CASE("tunables: errors name the file, line, column and key") {
 }
 
 TEST_CASE("tunables: a second YAML document is refused, not ignored") {
-  CHECK(error_of("params:\n  cache_capacity: 8\n---\nparams:\n  cache_capacity: x\n") ==
-        "t.yaml:4:1: only one YAML document is allowed");
-  CHECK(error_of("logging: {level: info}\n--- 3\n") ==
-        "t.yaml:2:5: only one YAML document is allowed");
+  // The error names where the second document begins: its '---'.
+  CHECK(error_of("params:\n  cache_capacity: 8\n---\nparams:\n  cache_capacity: x\n")
+            .rfind("t.yaml:3:1: only one YAML document is allowed", 0) == 0);
+  CHECK(error_of("logging: {level: info}\n--- 3\n")
+            .rfind("t.yaml:2:1: only one YAML document is allowed", 0) == 0);
+  SUBCASE("stray text that yaml-cpp reads as endless empty documents ends too (fuzz finding)") {
+    // yaml-cpp 0.7's parser returned one empty document after another for this without
+    // consuming the ',': LoadAll never returned.
+    CHECK(error_of("# a comment 1# another\n, w# co").find("only one YAML document") !=
+          std::string::npos);
+  }
   SUBCASE("an empty second document counts too") {
     CHECK(error_of("logging: {level: info}\n---\n").find("only one YAML document") !=
           std::string::npos);
