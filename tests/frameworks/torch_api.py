@@ -109,9 +109,10 @@ def check_allreduce(r, n):
             for op, fn in ops:
                 want = over_ranks(fn, shape, dtype, n).to(dtype)
                 same(hvd.allreduce(mine, op=op), want, 'allreduce op %d %s' % (op, where))
-            # Product: values 1 and 2 only, so the result is exact in every dtype.
+            # Product: factors of at most 5, so that 4 ranks' product (<= 120) is exact in
+            # every dtype.
             want = over_ranks(lambda a, b: a * b, shape, dtype, n, mod=2).to(dtype)
-            same(hvd.allreduce(values(shape, dtype, 0, mod=2), op=hvd.Product), want,
+            same(hvd.allreduce(values(shape, dtype, r, mod=2), op=hvd.Product), want,
                  'allreduce Product %s' % where)
             total = over_ranks(lambda a, b: a + b, shape, dtype, n)
             want = (total / n if dtype.is_floating_point else total // n).to(dtype)

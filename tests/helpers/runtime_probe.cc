@@ -188,7 +188,26 @@ void late_rank(int rank, int late, double seconds) {
   expect(v[0] == static_cast<float>(hvd::size()), "late.tensor sum");
 }
 
+// init() again after shutdown(), in the same process, several times (Horovod allows it, and
+// hvdrun.torch's init does it): each incarnation bootstraps afresh and its collectives work.
+int reinit(int rounds) {
+  for (int round = 0; round < rounds; ++round) {
+    must(hvd::init(), "init");
+    std::vector<int64_t> v(5, hvd::rank() + 1);
+    const auto t = view(v, hvd::DataType::kInt64, {5});
+    must(hvd::allreduce_async("reinit.sum", t, t, hvd::ReduceOp::kSum).wait(), "reinit.sum");
+    const int64_t n = hvd::size();
+    expect(v[0] == n * (n + 1) / 2, "reinit.sum value");
+    must(hvd::barrier(), "barrier");
+    must(hvd::shutdown(), "shutdown");
+    expect(!hvd::initialized() && hvd::rank() == -1, "not initialized after shutdown");
+  }
+  if (failures == 0) std::printf("runtime_probe: reinit %d rounds ok\n", rounds);
+  return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "reinit") return reinit(3);
   const bool kill_mode = argc == 3 && std::string(argv[1]) == "kill-rank";
   const bool stall_mode = argc == 4 && std::string(argv[1]) == "stall";
   // In kill-rank mode, ignore hvdrun's SIGTERM (sent when it sees the victim die), from the

@@ -125,6 +125,9 @@ def allreduce_(tensor, average=None, name=None, op=None, prescale_factor=1.0,
                                         postscale_factor, process_set))
 
 
+# The autograd functions make incoming gradients contiguous: autograd often hands over
+# expanded views (the gradient of a sum), which libhvd cannot read as one buffer.
+
 class _AllreduceFunction(torch.autograd.Function):
     # d(allreduce)/dx is the same allreduce of the gradient (Horovod's HorovodAllreduce).
     @staticmethod
@@ -136,7 +139,7 @@ class _AllreduceFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         average, op, pre, post, process_set = ctx.args
-        return (allreduce(grad_output, average=average, op=op, prescale_factor=pre,
+        return (allreduce(grad_output.contiguous(), average=average, op=op, prescale_factor=pre,
                           postscale_factor=post, process_set=process_set),
                 None, None, None, None, None, None)
 
@@ -219,7 +222,7 @@ class _GroupedAllreduceFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, *grad_outputs):
         average, op, pre, post, process_set = ctx.args
-        grads = grouped_allreduce(list(grad_outputs), average=average, op=op,
+        grads = grouped_allreduce([g.contiguous() for g in grad_outputs], average=average, op=op,
                                   prescale_factor=pre, postscale_factor=post,
                                   process_set=process_set)
         return (None,) * 6 + tuple(grads)
@@ -267,7 +270,7 @@ class _AllgatherFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        reduced = allreduce(grad_output, average=True, process_set=ctx.process_set)
+        reduced = allreduce(grad_output.contiguous(), average=True, process_set=ctx.process_set)
         rows = allgather(torch.tensor([ctx.rows], dtype=torch.int64)).view(-1)
         offset = int(rows[:rank()].sum())
         return reduced.narrow(0, offset, ctx.rows), None, None
@@ -335,7 +338,7 @@ class _BroadcastFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        reduced = allreduce(grad_output, average=True, process_set=ctx.process_set)
+        reduced = allreduce(grad_output.contiguous(), average=True, process_set=ctx.process_set)
         if rank() != ctx.root_rank:
             reduced *= 0
         return reduced, None, None, None
@@ -397,7 +400,7 @@ class _AlltoallFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_output, *unused):
-        grad, _ = alltoall(grad_output, splits=ctx.received, process_set=ctx.process_set)
+        grad, _ = alltoall(grad_output.contiguous(), splits=ctx.received, process_set=ctx.process_set)
         return grad, None, None, None
 
 
@@ -449,7 +452,7 @@ class _ReducescatterFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        grad = allgather(grad_output, process_set=ctx.process_set)
+        grad = allgather(grad_output.contiguous(), process_set=ctx.process_set)
         if ctx.op == Average:
             grad = grad / size()
         return grad, None, None, None, None, None

@@ -6,8 +6,10 @@
 #include <atomic>
 #include <mutex>
 
+#include "common/env.h"
 #include "control/message.h"
 #include "core/runtime_factory.h"
+#include "hvd/env_keys.h"
 #include "hvd/hvd.h"
 
 namespace hvd {
@@ -17,6 +19,7 @@ std::mutex g_mutex;  // guards g_instance's creation and destruction
 std::unique_ptr<core::Instance> g_instance;
 std::atomic<core::Runtime*> g_runtime{nullptr};
 std::atomic<uint64_t> g_barrier{0};
+int g_incarnations = 0;  // successful init() calls in this process; guarded by g_mutex
 
 Handle failed(ErrorCode code, const std::string& message) {
   auto state = std::make_shared<core::HandleState>();
@@ -62,6 +65,20 @@ Handle submit(control::Request r, const TensorView& in, const TensorView& out) {
   }
 }
 
+// The environment the next runtime starts from. An init() after a shutdown() is a new
+// incarnation of the job's runtime: its keys in hvdrun's store (HVD_RUN_ID is their namespace)
+// get a namespace of their own, so that its bootstrap never meets the earlier incarnation's keys
+// and barrier counters. init() and shutdown() are collective, so every rank counts the same
+// incarnations. Shared-memory segment names keep the plain run id (shm_transport.cc reads it
+// from the process), so hvdrun's guard still finds every one of them.
+EnvMap incarnation_env(int incarnation) {
+  EnvMap env = process_env();
+  if (incarnation > 0) {
+    env[env::kRunId] = str_cat(env_string(env, env::kRunId, "no-run-id"), "/init-", incarnation);
+  }
+  return env;
+}
+
 int world_field(int bootstrap::WorldInfo::*field) {
   core::Runtime* rt = g_runtime.load();
   return rt == nullptr ? -1 : rt->world().*field;
@@ -89,8 +106,10 @@ Status init() {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_instance) return Status();
   try {
-    g_instance = std::make_unique<core::Instance>(core::make_instance(process_env()));
+    g_instance =
+        std::make_unique<core::Instance>(core::make_instance(incarnation_env(g_incarnations)));
     g_runtime = g_instance->runtime.get();
+    ++g_incarnations;
     return Status();
   } catch (...) {
     return Status::from_exception(std::current_exception());
