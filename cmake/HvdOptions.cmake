@@ -102,7 +102,15 @@ set(HVD_WITH_TORCH AUTO CACHE STRING "Build the hvdrun.torch Python package (AUT
 set_property(CACHE HVD_WITH_TORCH PROPERTY STRINGS ${_hvd_tristate})
 set(HVD_TORCH_PYTHON /usr/bin/python3 CACHE FILEPATH "The Python whose torch hvdrun.torch builds against")
 set(_hvd_torch_found FALSE)
-if(NOT HVD_WITH_TORCH STREQUAL "OFF" AND EXISTS "${HVD_TORCH_PYTHON}")
+# A sanitized extension cannot load into Debian's uninstrumented python (ASan must come first
+# in the process), so sanitizer builds leave it out unless asked, and then refuse.
+if(NOT "${HVD_SANITIZE}" STREQUAL "" AND NOT HVD_WITH_TORCH STREQUAL "OFF")
+  if(HVD_WITH_TORCH STREQUAL "ON")
+    message(FATAL_ERROR "HVD_WITH_TORCH=ON cannot be combined with HVD_SANITIZE: the extension "
+                        "would not load into an uninstrumented python3")
+  endif()
+  message(STATUS "hvdrun.torch: left out of this sanitizer build (HVD_SANITIZE=${HVD_SANITIZE})")
+elseif(NOT HVD_WITH_TORCH STREQUAL "OFF" AND EXISTS "${HVD_TORCH_PYTHON}")
   execute_process(
     COMMAND "${HVD_TORCH_PYTHON}" -c
             "import os, torch; print(torch.__version__); print(os.path.dirname(torch.__file__))"

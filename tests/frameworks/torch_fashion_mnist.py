@@ -60,7 +60,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--data', default=os.environ.get('FASHION_MNIST_DIR',
                                                          '/usr/share/datasets/fashion-mnist'))
-    parser.add_argument('--train-samples', type=int, default=30000)
+    parser.add_argument('--train-samples', type=int, default=60000)
     parser.add_argument('--epochs', type=int, default=2)
     parser.add_argument('--batch-size', type=int, default=64)
     parser.add_argument('--lr', type=float, default=1e-3)
