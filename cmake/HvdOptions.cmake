@@ -131,6 +131,15 @@ elseif(NOT HVD_WITH_TORCH STREQUAL "OFF" AND EXISTS "${HVD_TORCH_PYTHON}")
        AND Python3_Development.Module_FOUND AND pybind11_FOUND
        AND HVD_TORCH_PYTHON_LIBRARY AND HVD_C10_LIBRARY)
       set(_hvd_torch_found TRUE)
+      # torch ships no CMake package for its Python side: an imported target of our own, with
+      # the headers as SYSTEM (their warnings are not ours).
+      if(NOT TARGET hvd::torch_python)
+        add_library(hvd::torch_python UNKNOWN IMPORTED)
+        set_target_properties(hvd::torch_python PROPERTIES
+          IMPORTED_LOCATION "${HVD_TORCH_PYTHON_LIBRARY}"
+          INTERFACE_INCLUDE_DIRECTORIES "${HVD_TORCH_INCLUDE_DIRS}"
+          INTERFACE_LINK_LIBRARIES "${HVD_C10_LIBRARY}")
+      endif()
     endif()
   endif()
 endif()

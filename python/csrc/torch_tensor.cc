@@ -16,6 +16,10 @@ DataType to_hvd(c10::ScalarType t) {
   switch (t) {
     case c10::ScalarType::Byte:
       return DataType::kUInt8;
+    case c10::ScalarType::Char:
+      return DataType::kInt8;
+    case c10::ScalarType::Short:
+      return DataType::kInt16;
     case c10::ScalarType::Int:
       return DataType::kInt32;
     case c10::ScalarType::Long:
@@ -29,7 +33,8 @@ DataType to_hvd(c10::ScalarType t) {
     case c10::ScalarType::Double:
       return DataType::kFloat64;
     default:
-      // int8, int16 and bool are mapped onto these in Python (hvdrun/torch/dtypes.py).
+      // bool is moved as uint8 by Python (hvdrun/torch/wire.py); complex and the rest are
+      // not Horovod's either.
       throw pybind11::type_error(std::string("hvdrun.torch: tensors of dtype ") +
                                  c10::toString(t) + " are not supported by libhvd");
   }

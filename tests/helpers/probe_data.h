@@ -21,7 +21,8 @@ using hvd::DataType;
 using hvd::ReduceOp;
 
 inline bool is_integer(DataType t) {
-  return t == DataType::kUInt8 || t == DataType::kInt32 || t == DataType::kInt64;
+  return t == DataType::kUInt8 || t == DataType::kInt8 || t == DataType::kInt16 ||
+         t == DataType::kInt32 || t == DataType::kInt64;
 }
 
 // Inputs repeat with this period, so that references for 64 MiB cost one period.
@@ -49,6 +50,16 @@ inline void encode(DataType t, double v, char* at) {
     case DataType::kUInt8: {
       const auto x = static_cast<uint8_t>(v);
       std::memcpy(at, &x, 1);
+      break;
+    }
+    case DataType::kInt8: {
+      const auto x = static_cast<int8_t>(v);
+      std::memcpy(at, &x, 1);
+      break;
+    }
+    case DataType::kInt16: {
+      const auto x = static_cast<int16_t>(v);
+      std::memcpy(at, &x, 2);
       break;
     }
     case DataType::kInt32: {
@@ -87,6 +98,16 @@ inline double decode(DataType t, const char* at) {
     case DataType::kUInt8: {
       uint8_t x;
       std::memcpy(&x, at, 1);
+      return x;
+    }
+    case DataType::kInt8: {
+      int8_t x;
+      std::memcpy(&x, at, 1);
+      return x;
+    }
+    case DataType::kInt16: {
+      int16_t x;
+      std::memcpy(&x, at, 2);
       return x;
     }
     case DataType::kInt32: {

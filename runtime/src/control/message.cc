@@ -154,7 +154,7 @@ std::vector<Request> decode_requests(std::string_view bytes) {
     r.rank = rd.get<int32_t>();
     r.name = rd.get_string();
     r.type = get_enum<OpType>(rd, static_cast<uint8_t>(OpType::kBarrier));
-    r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kFloat64));
+    r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kInt16));
     r.op = get_enum<ReduceOp>(rd, static_cast<uint8_t>(ReduceOp::kProduct));
     r.root = rd.get<int32_t>();
     r.device.index = rd.get<int32_t>();
@@ -197,7 +197,7 @@ std::vector<Response> decode_responses(std::string_view bytes) {
     r.type = get_enum<OpType>(rd, static_cast<uint8_t>(OpType::kBarrier));
     r.names.resize(rd.get_count(4));
     for (std::string& n : r.names) n = rd.get_string();
-    r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kFloat64));
+    r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kInt16));
     r.op = get_enum<ReduceOp>(rd, static_cast<uint8_t>(ReduceOp::kProduct));
     r.root = rd.get<int32_t>();
     r.device.index = rd.get<int32_t>();

@@ -13,7 +13,8 @@ using backends::BufferSlot;
 using backends::Lane;
 
 bool is_integer(DataType t) {
-  return t == DataType::kUInt8 || t == DataType::kInt32 || t == DataType::kInt64;
+  return t == DataType::kUInt8 || t == DataType::kInt8 || t == DataType::kInt16 ||
+         t == DataType::kInt32 || t == DataType::kInt64;
 }
 
 size_t row_elements(const control::Request& r) {
