@@ -447,6 +447,31 @@ def check_optimizer(r, n):
           'step() after synchronize() without skip_synchronize warns')
 
 
+def check_cuda(r, n):
+    """CUDA tensors go through NCCL: only where this build has the GPU backend and the rank
+    sees a GPU (hvdrun gives each local rank one); skipped, and said so, elsewhere."""
+    if not (hvd.nccl_built() and torch.cuda.is_available()):
+        if r == 0:
+            print('torch_api: CUDA checks skipped (nccl_built %s, cuda available %s)'
+                  % (hvd.nccl_built(), torch.cuda.is_available()), flush=True)
+        return
+    dev = torch.device('cuda', 0)
+    for dtype in (torch.uint8, torch.int8, torch.int32, torch.int64, torch.float16,
+                  torch.bfloat16, torch.float32, torch.float64):
+        x = values((33,), dtype, r).to(dev)
+        y = hvd.allreduce(x, op=hvd.Sum)
+        check(y.is_cuda, 'allreduce of a CUDA tensor stays on the GPU')
+        same(y.cpu(), over_ranks(lambda a, b: a + b, (33,), dtype, n).to(dtype),
+             'CUDA allreduce %s' % dtype)
+        same(hvd.broadcast(x, 0).cpu(), values((33,), dtype, 0), 'CUDA broadcast %s' % dtype)
+        g = hvd.allgather(rows_of(r, dtype).to(dev))
+        check(g.is_cuda, 'allgather of a CUDA tensor is on the GPU')
+        same(g.cpu(), torch.cat([rows_of(k, dtype) for k in range(n)]), 'CUDA allgather %s' % dtype)
+    raises(hvd.HorovodInternalError, lambda: hvd.allreduce(torch.ones(3, dtype=torch.int16,
+                                                                     device=dev)),
+           'int16 on the GPU (NCCL has none)')
+
+
 def check_reinit():
     hvd.shutdown()
     check(not hvd.is_initialized(), 'is_initialized after shutdown')
@@ -463,7 +488,7 @@ def main():
     r, n = hvd.rank(), hvd.size()
     for part in (check_queries, check_allreduce, check_grouped_allreduce, check_allgather,
                  check_broadcast, check_alltoall, check_reducescatter, check_gradients,
-                 check_errors, check_helpers, check_optimizer):
+                 check_errors, check_helpers, check_optimizer, check_cuda):
         part(r, n)
     check_reinit()
     hvd.shutdown()

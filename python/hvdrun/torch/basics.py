@@ -59,6 +59,8 @@ def init(comm=None, process_sets=None):
     if process_sets:
         raise NotImplementedError('hvdrun.torch: process sets are not available yet')
     from . import mpi_ops
+    if _lib.is_initialized():
+        return  # as libhvd: a second init does nothing
     mpi_ops._reset()
     _lib.init()
     # Horovod computes this at init: whether every node runs the same number of ranks.
@@ -71,9 +73,11 @@ def shutdown():
     """Stops libhvd; operations still in flight fail. init() may be called again."""
     global _homogeneous
     from . import mpi_ops
-    mpi_ops._reset()
-    _lib.shutdown()
-    _homogeneous = None
+    try:
+        _lib.shutdown()  # fails what is still in flight; only then drop the tensors it used
+    finally:
+        mpi_ops._reset()
+        _homogeneous = None
 
 
 def is_initialized():
