@@ -452,7 +452,7 @@ def check_cuda(r, n):
     sees a GPU (hvdrun gives each local rank one); skipped, and said so, elsewhere."""
     if not (hvd.nccl_built() and torch.cuda.is_available()):
         if r == 0:
-            print('torch_api: CUDA checks skipped (nccl_built %s, cuda available %s)'
+            print('CUDA checks of torch_api.py skipped (nccl_built %s, cuda available %s)'
                   % (hvd.nccl_built(), torch.cuda.is_available()), flush=True)
         return
     dev = torch.device('cuda', 0)
