@@ -151,6 +151,15 @@ inline std::vector<char> inputs(DataType t, int rank, size_t count, ReduceOp op)
   return out;
 }
 
+/// `v` as an 8- or 16-bit integer type holds a sum that went past its range: modulo its
+/// width (libhvd's integer sums wrap); other types unchanged. 8 ranks' int8 sums do wrap.
+inline double wrap(DataType t, double v) {
+  const auto i = static_cast<int64_t>(v);
+  if (t == DataType::kInt8) return static_cast<int8_t>(static_cast<uint8_t>(i & 0xff));
+  if (t == DataType::kInt16) return static_cast<int16_t>(static_cast<uint16_t>(i & 0xffff));
+  return v;
+}
+
 /// The float64 reference of allreduce over `size` ranks for one period: post * op(pre * x),
 /// with kAverage as libhvd defines it (integers: truncating division of the sum).
 inline std::vector<double> reference(DataType t, int size, ReduceOp op, double pre, double post) {
@@ -172,6 +181,7 @@ inline std::vector<double> reference(DataType t, int size, ReduceOp op, double p
         acc += x;
       }
     }
+    acc = wrap(t, acc);
     if (op == ReduceOp::kAverage) acc = is_integer(t) ? std::trunc(acc / size) : acc / size;
     want[k] = is_integer(t) ? std::trunc(acc * post) : acc * post;
   }
