@@ -188,6 +188,25 @@ void late_rank(int rank, int late, double seconds) {
   expect(v[0] == static_cast<float>(hvd::size()), "late.tensor sum");
 }
 
+// 8- and 16-bit sums that overflow wrap, on every backend (Open MPI's own AVX reductions
+// saturate instead; the MPI backend reduces these types with libhvd's kernels).
+template <typename T>
+void wrapping_sum(hvd::DataType dt, T each, const std::string& name) {
+  std::vector<T> v(300, each);  // long enough for vectorised reductions
+  const auto t = view(v, dt, {static_cast<int64_t>(v.size())});
+  must(hvd::allreduce_async(name, t, t, hvd::ReduceOp::kSum).wait(), name);
+  // The sum modulo the type's width, through its unsigned type, where wrapping is defined.
+  using U = std::make_unsigned_t<T>;
+  const auto want = static_cast<T>(static_cast<U>(static_cast<U>(each) * static_cast<U>(hvd::size())));
+  expect(std::all_of(v.begin(), v.end(), [&](T x) { return x == want; }), name);
+}
+
+void wrapping_sums() {
+  wrapping_sum<uint8_t>(hvd::DataType::kUInt8, 200, "wrap.uint8");
+  wrapping_sum<int8_t>(hvd::DataType::kInt8, 100, "wrap.int8");
+  wrapping_sum<int16_t>(hvd::DataType::kInt16, 30000, "wrap.int16");
+}
+
 // init() again after shutdown(), in the same process, several times (Horovod allows it, and
 // hvdrun.torch's init does it): each incarnation bootstraps afresh and its collectives work.
 int reinit(int rounds) {
@@ -223,6 +242,7 @@ int main(int argc, char** argv) {
     late_rank(rank, std::atoi(argv[2]), std::atof(argv[3]));
   } else {
     allreduce_every_dtype_and_op();
+    wrapping_sums();
     allreduce_64_mib();
   }
   many_small_fused(rank, size);
