@@ -103,8 +103,9 @@ set_property(CACHE HVD_WITH_TORCH PROPERTY STRINGS ${_hvd_tristate})
 set(HVD_TORCH_PYTHON /usr/bin/python3 CACHE FILEPATH "The Python whose torch hvdrun.torch builds against")
 set(_hvd_torch_found FALSE)
 # A sanitized extension cannot load into Debian's uninstrumented python (ASan must come first
-# in the process), so sanitizer builds leave it out unless asked, and then refuse.
-if(NOT "${HVD_SANITIZE}" STREQUAL "" AND NOT HVD_WITH_TORCH STREQUAL "OFF")
+# in the process), so sanitizer builds (and fuzz builds, which sanitize by default) leave it
+# out unless asked, and then refuse.
+if((NOT "${HVD_SANITIZE}" STREQUAL "" OR HVD_BUILD_FUZZ) AND NOT HVD_WITH_TORCH STREQUAL "OFF")
   if(HVD_WITH_TORCH STREQUAL "ON")
     message(FATAL_ERROR "HVD_WITH_TORCH=ON cannot be combined with HVD_SANITIZE: the extension "
                         "would not load into an uninstrumented python3")
