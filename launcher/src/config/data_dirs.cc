@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
-#include <string_view>
 #include <system_error>
 
 namespace hvd::launcher::config {
@@ -32,10 +31,11 @@ std::filesystem::path install_prefix() {
 std::vector<std::string> python_dirs(bool horovod_compat) {
   const std::filesystem::path prefix = install_prefix();
   if (prefix.empty()) return {};
+  std::vector<const char*> wanted = {HVD_PYTHON_SUBDIR};
+  if (horovod_compat) wanted.push_back(HVD_HOROVOD_COMPAT_SUBDIR);
   std::vector<std::string> dirs;
   std::error_code ec;
-  for (const char* sub : {HVD_PYTHON_SUBDIR, HVD_HOROVOD_COMPAT_SUBDIR}) {
-    if (sub == std::string_view(HVD_HOROVOD_COMPAT_SUBDIR) && !horovod_compat) continue;
+  for (const char* sub : wanted) {
     const std::filesystem::path dir = prefix / sub;
     if (std::filesystem::is_directory(dir, ec)) dirs.push_back(dir.string());
   }
