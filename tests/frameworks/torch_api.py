@@ -6,11 +6,12 @@ rank, so one script checks them all (tests/frameworks/CMakeLists.txt runs it for
 Each rank computes what every collective must give from the rank numbers alone and compares:
 integers exactly, floats exactly where the values are small integers, within a tolerance
 where rounding is allowed. Prints one line per rank,
-    torch_api: rank R of N checks C failures F
+    torch_api: rank R of N on HOST checks C failures F
 (check_ranks.py wants the same C on every rank) and each failed check on stderr; exits 1 if
 any check failed.
 """
 import os
+import socket
 import sys
 import warnings
 
@@ -86,8 +87,10 @@ def check_queries(r, n):
     check(r == int(env['HOROVOD_RANK']), 'rank() %d vs HOROVOD_RANK' % r)
     check(hvd.local_rank() == int(env['HOROVOD_LOCAL_RANK']), 'local_rank()')
     check(hvd.local_size() == int(env['HOROVOD_LOCAL_SIZE']), 'local_size()')
-    check(hvd.cross_rank() == 0 and hvd.cross_size() == 1, 'cross_rank/cross_size on one host')
-    check(hvd.is_homogeneous() is True, 'is_homogeneous on one host')
+    check(hvd.cross_rank() == int(env['HOROVOD_CROSS_RANK']), 'cross_rank()')
+    check(hvd.cross_size() == int(env['HOROVOD_CROSS_SIZE']), 'cross_size()')
+    # One host, or the Slurm test's 2 nodes x 2 tasks: the same number of ranks everywhere.
+    check(hvd.is_homogeneous() is True, 'is_homogeneous')
     for f in (hvd.mpi_built, hvd.nccl_built, hvd.cuda_built, hvd.gloo_built, hvd.rocm_built,
               hvd.ddl_built, hvd.ccl_built, hvd.mpi_enabled, hvd.gloo_enabled):
         check(isinstance(f(), bool), '%s() returns a bool' % f.__name__)
@@ -492,8 +495,8 @@ def main():
         part(r, n)
     check_reinit()
     hvd.shutdown()
-    print('torch_api: rank %d of %d checks %d failures %d' % (r, n, checks, len(failures)),
-          flush=True)
+    print('torch_api: rank %d of %d on %s checks %d failures %d'
+          % (r, n, socket.gethostname(), checks, len(failures)), flush=True)
     return 1 if failures else 0
 
 

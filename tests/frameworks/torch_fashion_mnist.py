@@ -7,7 +7,7 @@ and average the test metric.
 
 Reads Debian's IDX files (default /usr/share/datasets/fashion-mnist, or $FASHION_MNIST_DIR).
 Prints one line per rank,
-    fashion_mnist: rank R of N accuracy A params HASH
+    fashion_mnist: rank R of N on HOST accuracy A params HASH
 where HASH is a SHA-256 of every parameter's bytes (check_ranks.py --same params: bit-identical
 on every rank); exits 1 below --min-accuracy.
 """
@@ -15,6 +15,7 @@ import argparse
 import gzip
 import hashlib
 import os
+import socket
 import struct
 import sys
 
@@ -107,8 +108,9 @@ def main():
     for name, p in sorted(model.state_dict().items()):
         digest.update(name.encode())
         digest.update(p.detach().contiguous().numpy().tobytes())
-    print('fashion_mnist: rank %d of %d accuracy %.4f params %s'
-          % (hvd.rank(), hvd.size(), accuracy, digest.hexdigest()[:16]), flush=True)
+    print('fashion_mnist: rank %d of %d on %s accuracy %.4f params %s'
+          % (hvd.rank(), hvd.size(), socket.gethostname(), accuracy, digest.hexdigest()[:16]),
+          flush=True)
     hvd.shutdown()
     return 0 if accuracy >= args.min_accuracy else 1
 
