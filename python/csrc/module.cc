@@ -61,7 +61,7 @@ void wait(int64_t id) {
   check(s);
 }
 
-// Copies an allgather's result (host memory owned by the handle) into `dst`, a CPU tensor that
+// Copies an allgather's or alltoallv's result (host memory owned by the handle) into `dst`, a CPU tensor that
 // Python allocated with output_shape(). The one copy the runtime's allgather API implies.
 void copy_output(int64_t id, py::handle dst) {
   const Handle h = g_handles.get(id);
@@ -141,6 +141,11 @@ PYBIND11_MODULE(_hvd_torch, m) {
   m.def("alltoall_async", [](const std::string& name, py::handle in, py::handle out) {
     return g_handles.add(hvd::alltoall_async(name, tensor_view(in), tensor_view(out)));
   });
+  m.def("alltoallv_async",
+        [](const std::string& name, py::handle in, const std::vector<int64_t>& splits) {
+          return g_handles.add(hvd::alltoallv_async(name, tensor_view(in), splits));
+        });
+  m.def("received_splits", [](int64_t id) { return g_handles.get(id).received_splits(); });
   m.def("barrier", [] {
     Status s;
     {

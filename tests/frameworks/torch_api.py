@@ -235,10 +235,26 @@ def check_alltoall(r, n):
         same(out, want, 'alltoall_async %s' % dtype)
     empty = torch.zeros(0, 3)
     same(hvd.alltoall(empty), empty, 'alltoall of no rows')
-    if n > 1:
-        uneven = [1] * (n - 1) + [3]
-        raises(NotImplementedError, lambda: hvd.alltoall(torch.zeros(n + 2), splits=uneven),
-               'alltoall with uneven splits says it is not supported')
+    # Uneven splits: rank j sends (j + k) % 3 rows to rank k (none at times), each row saying
+    # who sent it to whom; ranks have different first dimensions.
+    def sent(j, k, dtype):
+        rows = (j + k) % 3
+        return (torch.full((rows, 2), 10 * j + k) + torch.arange(rows).unsqueeze(1)).to(dtype)
+    for dtype in DTYPES:
+        splits = [(r + k) % 3 for k in range(n)]
+        mine = torch.cat([sent(r, k, dtype) for k in range(n)])
+        out, received = hvd.alltoall(mine, splits=splits)
+        same(out, torch.cat([sent(j, r, dtype) for j in range(n)]),
+             'alltoall with uneven splits %s' % dtype)
+        same(received, torch.tensor([(j + r) % 3 for j in range(n)], dtype=torch.int32),
+             'alltoall received splits (uneven)')
+    out, received = hvd.synchronize(hvd.alltoall_async(
+        torch.arange(float(r + 1)), splits=torch.tensor([r + 1] + [0] * (n - 1))))
+    want = torch.cat([torch.arange(float(j + 1)) for j in range(n)]) if r == 0 else torch.zeros(0)
+    same(out, want, 'alltoall_async: every row to rank 0, splits as a tensor')
+    raises(hvd.HorovodInternalError,
+           lambda: hvd.alltoall(torch.zeros(3), splits=[4] + [0] * (n - 1), name='bad.splits'),
+           'alltoall splits that do not add up to the rows')
 
 
 def check_reducescatter(r, n):
@@ -303,6 +319,17 @@ def check_gradients(r, n):
     y, received = hvd.alltoall(x, splits=[2] * n)
     (y * 3).sum().backward()
     same(x.grad, torch.full((2 * n,), 3.0), 'alltoall with splits grad')
+    # Uneven splits: the gradient of the rows I sent to rank k is what rank k's weights
+    # (100 k + position) gave the rows it received from me.
+    splits = [(r + k) % 3 for k in range(n)]
+    x = torch.ones(sum(splits), requires_grad=True)
+    y, _ = hvd.alltoall(x, splits=splits)
+    (y * (torch.arange(y.shape[0], dtype=torch.float32) + 100 * r)).sum().backward()
+    want = []
+    for k in range(n):
+        offset = sum((j + k) % 3 for j in range(r))
+        want += [100.0 * k + offset + i for i in range((r + k) % 3)]
+    same(x.grad, torch.tensor(want, dtype=torch.float32).reshape(-1), 'alltoall uneven grad')
     # reducescatter: each row's gradient comes from the rank that holds it.
     rows = 2 * n + 1
     owner = [k for k in range(n) for _ in range(rows // n + (1 if k < rows % n else 0))]

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <string>
@@ -160,6 +161,28 @@ void other_collectives(int rank, int size) {
        "alltoall");
   for (int r = 0; r < size; ++r)
     expect(recv[static_cast<size_t>(r)] == r * 100 + rank, "alltoall block");
+  // Uneven splits: rank j sends (j + k) % 3 rows of 2 to rank k, each row holding 100 j + k.
+  std::vector<int64_t> splits;
+  std::vector<int64_t> rows;
+  for (int k = 0; k < size; ++k) {
+    splits.push_back((rank + k) % 3);
+    for (int i = 0; i < 2 * ((rank + k) % 3); ++i) rows.push_back(100 * rank + k);
+  }
+  const hvd::Handle v = hvd::alltoallv_async(
+      "a2av", view(rows, hvd::DataType::kInt64, {static_cast<int64_t>(rows.size() / 2), 2}),
+      splits);
+  must(v.wait(), "alltoallv");
+  std::vector<int64_t> want_rows, want_splits;
+  for (int j = 0; j < size; ++j) {
+    want_splits.push_back((j + rank) % 3);
+    for (int i = 0; i < 2 * ((j + rank) % 3); ++i) want_rows.push_back(100 * j + rank);
+  }
+  std::vector<int64_t> got(v.output().size() / sizeof(int64_t));
+  if (!got.empty()) std::memcpy(got.data(), v.output().data(), v.output().size());
+  expect(got == want_rows, "alltoallv rows");
+  expect(v.received_splits() == want_splits, "alltoallv received splits");
+  expect(v.output_shape() == std::vector<int64_t>{static_cast<int64_t>(want_rows.size() / 2), 2},
+         "alltoallv output shape");
   must(hvd::barrier(), "barrier");
 }
 

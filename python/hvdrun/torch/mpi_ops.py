@@ -351,39 +351,38 @@ def broadcast(tensor, root_rank, name=None, process_set=global_process_set):
 
 # ---- alltoall --------------------------------------------------------------------------------
 
-def _equal_splits(tensor, splits):
-    """The rows each rank gets. libhvd's alltoall sends equal blocks: uneven splits raise."""
-    n = size()
+def _splits_list(tensor, splits):
     if tensor.dim() == 0:
         raise ValueError('hvdrun.torch: alltoall needs a tensor of at least one dimension')
-    rows = tensor.shape[0]
     if splits is None:
-        return rows // n
+        return None
     splits = [int(s) for s in (splits.tolist() if isinstance(splits, torch.Tensor) else splits)]
-    if len(splits) != n:
-        raise ValueError('hvdrun.torch: alltoall splits has %d entries for %d ranks'
-                         % (len(splits), n))
-    if sum(splits) != rows:
-        raise ValueError('hvdrun.torch: alltoall splits add up to %d, the tensor has %d rows'
-                         % (sum(splits), rows))
-    if any(s != splits[0] for s in splits):
-        raise NotImplementedError(
-            'hvdrun.torch: alltoall with uneven splits %s is not supported yet (libhvd sends '
-            'equal blocks); pad the tensor to equal splits' % (splits,))
-    return splits[0]
+    # The counts are checked in negotiation (one per rank, >= 0, adding up to the rows), so
+    # that a wrong list fails the operation on every rank instead of leaving the others waiting.
+    return splits
 
 
 def alltoall_async(tensor, splits=None, name=None, process_set=global_process_set):
-    """Starts an alltoall; synchronize() gives (output, received_splits)."""
+    """Starts an alltoall; synchronize() gives (output, received_splits). Without splits the
+    first dimension is split in equal blocks (it must be a multiple of the ranks, and every
+    rank passes the same shape); with splits, splits[r] rows go to rank r, uneven or not."""
     check_process_set(process_set)
-    block = _equal_splits(tensor, splits)
+    counts = _splits_list(tensor, splits)
     src = wire.for_moving(tensor)
-    dst = torch.empty_like(src)
     wire.ready(src)
     name = _name(name, 'alltoall')
-    received = torch.full((size(),), block, dtype=torch.int32)
-    return _submit(lambda: _lib.alltoall_async(name, src, dst), (tensor, src, dst),
-                   lambda _: (wire.back(dst, tensor.dtype), received))
+    if counts is None:
+        dst = torch.empty_like(src)
+        received = torch.full((size(),), tensor.shape[0] // size(), dtype=torch.int32)
+        return _submit(lambda: _lib.alltoall_async(name, src, dst), (tensor, src, dst),
+                       lambda _: (wire.back(dst, tensor.dtype), received))
+
+    def finish(pending):
+        lib_id = pending.ids[0]
+        received = torch.tensor(_lib.received_splits(lib_id), dtype=torch.int32)
+        return _gathered(tensor, lib_id, src.dtype), received
+
+    return _submit(lambda: _lib.alltoallv_async(name, src, counts), (tensor, src), finish)
 
 
 class _AlltoallFunction(torch.autograd.Function):

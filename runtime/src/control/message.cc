@@ -143,6 +143,7 @@ std::string encode_requests(const std::vector<Request>& requests) {
     w.put<double>(r.prescale);
     w.put<double>(r.postscale);
     w.put<int32_t>(r.group);
+    w.put_vector<int64_t>(r.splits);
   }
   return w.take();
 }
@@ -162,6 +163,7 @@ std::vector<Request> decode_requests(std::string_view bytes) {
     r.prescale = rd.get<double>();
     r.postscale = rd.get<double>();
     r.group = rd.get<int32_t>();
+    r.splits = rd.get_vector<int64_t>();
   }
   if (!rd.done()) throw BackendError("control message has trailing bytes");
   return out;

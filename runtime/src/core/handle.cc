@@ -101,6 +101,7 @@ Status Handle::wait() const {
 bool Handle::poll() const { return !state_ || state_->done(); }
 const std::vector<char>& Handle::output() const { return state_->output; }
 const std::vector<int64_t>& Handle::output_shape() const { return state_->output_shape; }
+const std::vector<int64_t>& Handle::received_splits() const { return state_->received_splits; }
 
 Status init() {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -218,6 +219,14 @@ Handle alltoall_async(const std::string& name, const TensorView& in, const Tenso
                           " elements, the input ", in.count(), "; they must have the same shape"));
   }
   return submit(request(name, control::OpType::kAlltoall, in), in, out);
+}
+
+Handle alltoallv_async(const std::string& name, const TensorView& in,
+                       const std::vector<int64_t>& splits) {
+  control::Request r = request(name, control::OpType::kAlltoall, in);
+  r.splits = splits;  // checked in negotiation, so that every rank gets the same error
+  if (r.splits.empty()) r.splits.push_back(-1);  // "no splits" would mean equal blocks
+  return submit(std::move(r), in, in);
 }
 
 Status barrier() {
