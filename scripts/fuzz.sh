@@ -22,12 +22,16 @@ elif [ -n "${1:-}" ]; then
   limit=(-max_total_time="$1")
 fi
 
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" \
-  -DHVD_BUILD_FUZZ=ON -DHVD_BUILD_TESTS=OFF -DHVD_WITH_MPI=OFF -DHVD_WITH_PMIX=OFF \
-  -DHVD_WITH_CUDA=OFF -DHVD_WITH_NCCL=OFF -DHVD_WITH_GLOO=OFF >/dev/null
+# A tree already configured with HVD_BUILD_FUZZ=ON (scripts/test.sh's sanitizer tree, which also
+# builds the tests) is built as it is; otherwise a fuzz-only tree is configured.
+if ! grep -qx 'HVD_BUILD_FUZZ:BOOL=ON' "$build_dir/CMakeCache.txt" 2>/dev/null; then
+  launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" \
+    -DHVD_BUILD_FUZZ=ON -DHVD_BUILD_TESTS=OFF -DHVD_WITH_MPI=OFF -DHVD_WITH_PMIX=OFF \
+    -DHVD_WITH_CUDA=OFF -DHVD_WITH_NCCL=OFF -DHVD_WITH_GLOO=OFF >/dev/null
+fi
 cmake --build "$build_dir" -j "$(nproc)" --target fuzzers
 
 targets="${HVD_FUZZ_TARGETS:-$(cd fuzz/corpus && ls)}"

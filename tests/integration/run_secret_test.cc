@@ -39,7 +39,8 @@ TEST_CASE("each run draws a secret that its ranks get in their environment, not 
   const auto first = run_secret_probe(3);
   const std::string secret = first.at(0).at("secret");
   CHECK(is_hex64(secret));
-  for (const auto& [rank, j] : first) {
+  for (const auto& [rank_number, j] : first) {
+    const int rank = rank_number;  // CAPTURE takes a lambda, which cannot name a binding (C++17)
     CAPTURE(rank);
     CHECK(j.at("secret") == secret);
     CHECK(j.at("in_argv") == false);
@@ -52,7 +53,8 @@ TEST_CASE("hvdrun raises its own descriptor limit and gives the ranks the user's
   rlimit mine{};
   REQUIRE(getrlimit(RLIMIT_NOFILE, &mine) == 0);
   const auto ranks = run_secret_probe(2);
-  for (const auto& [rank, j] : ranks) {
+  for (const auto& [rank_number, j] : ranks) {
+    const int rank = rank_number;
     CAPTURE(rank);
     CHECK(j.at("soft_nofile").get<long>() == static_cast<long>(mine.rlim_cur));
     if (mine.rlim_max != RLIM_INFINITY && mine.rlim_cur < mine.rlim_max) {

@@ -32,7 +32,8 @@ std::map<int, json> rank_lines(const std::string& output) {
 
 void check_eight_ranks_on_two_nodes(const std::map<int, json>& ranks) {
   REQUIRE(ranks.size() == 8);
-  for (const auto& [rank, j] : ranks) {
+  for (const auto& [rank_number, j] : ranks) {
+    const int rank = rank_number;  // CAPTURE takes a lambda, which cannot name a binding (C++17)
     CAPTURE(rank);
     CHECK(j.at("RANK") == std::to_string(rank));
     CHECK(j.at("WORLD_SIZE") == "8");
