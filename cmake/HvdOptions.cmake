@@ -93,3 +93,55 @@ endif()
 
 # hvd-train (trainer/) needs OpenBLAS and zlib; OFF builds without it.
 option(HVD_BUILD_TRAINER "Build hvd-train, the data-parallel benchmark trainer" ON)
+
+# The PyTorch extension (python/hvdrun/torch): built when Debian's /usr/bin/python3 imports
+# torch, torch's headers are there, and pybind11 and Python's headers are found. torch is the
+# one that users' scripts import, so the interpreter that has it decides, not the first python3
+# on PATH (which may be a pyenv shim without torch).
+set(HVD_WITH_TORCH AUTO CACHE STRING "Build the hvdrun.torch Python package (AUTO, ON or OFF)")
+set_property(CACHE HVD_WITH_TORCH PROPERTY STRINGS ${_hvd_tristate})
+set(HVD_TORCH_PYTHON /usr/bin/python3 CACHE FILEPATH "The Python whose torch hvdrun.torch builds against")
+set(_hvd_torch_found FALSE)
+# A sanitized extension cannot load into Debian's uninstrumented python (ASan must come first
+# in the process), so sanitizer builds (and fuzz builds, which sanitize by default) leave it
+# out unless asked, and then refuse.
+if((NOT "${HVD_SANITIZE}" STREQUAL "" OR HVD_BUILD_FUZZ) AND NOT HVD_WITH_TORCH STREQUAL "OFF")
+  if(HVD_WITH_TORCH STREQUAL "ON")
+    message(FATAL_ERROR "HVD_WITH_TORCH=ON cannot be combined with HVD_SANITIZE: the extension "
+                        "would not load into an uninstrumented python3")
+  endif()
+  message(STATUS "hvdrun.torch: left out of this sanitizer build (HVD_SANITIZE=${HVD_SANITIZE})")
+elseif(NOT HVD_WITH_TORCH STREQUAL "OFF" AND EXISTS "${HVD_TORCH_PYTHON}")
+  execute_process(
+    COMMAND "${HVD_TORCH_PYTHON}" -c
+            "import os, torch; print(torch.__version__); print(os.path.dirname(torch.__file__))"
+    RESULT_VARIABLE _torch_rc OUTPUT_VARIABLE _torch_out ERROR_QUIET
+    OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(_torch_rc EQUAL 0)
+    string(REPLACE "\n" ";" _torch_out "${_torch_out}")
+    list(GET _torch_out 0 HVD_TORCH_VERSION)
+    list(GET _torch_out 1 _torch_dir)
+    set(HVD_TORCH_INCLUDE_DIRS "${_torch_dir}/include")
+    set(HVD_TORCH_LIBRARY_DIR "${_torch_dir}/lib")
+    set(Python3_EXECUTABLE "${HVD_TORCH_PYTHON}")
+    find_package(Python3 COMPONENTS Interpreter Development.Module)
+    find_package(pybind11 CONFIG QUIET)
+    find_library(HVD_TORCH_PYTHON_LIBRARY torch_python PATHS "${HVD_TORCH_LIBRARY_DIR}" NO_DEFAULT_PATH)
+    find_library(HVD_C10_LIBRARY c10 PATHS "${HVD_TORCH_LIBRARY_DIR}" NO_DEFAULT_PATH)
+    if(EXISTS "${HVD_TORCH_INCLUDE_DIRS}/torch/csrc/autograd/python_variable.h"
+       AND Python3_Development.Module_FOUND AND pybind11_FOUND
+       AND HVD_TORCH_PYTHON_LIBRARY AND HVD_C10_LIBRARY)
+      set(_hvd_torch_found TRUE)
+      # torch ships no CMake package for its Python side: an imported target of our own, with
+      # the headers as SYSTEM (their warnings are not ours).
+      if(NOT TARGET hvd::torch_python)
+        add_library(hvd::torch_python UNKNOWN IMPORTED)
+        set_target_properties(hvd::torch_python PROPERTIES
+          IMPORTED_LOCATION "${HVD_TORCH_PYTHON_LIBRARY}"
+          INTERFACE_INCLUDE_DIRECTORIES "${HVD_TORCH_INCLUDE_DIRS}"
+          INTERFACE_LINK_LIBRARIES "${HVD_C10_LIBRARY}")
+      endif()
+    endif()
+  endif()
+endif()
+hvd_resolve_feature(TORCH _hvd_torch_found)

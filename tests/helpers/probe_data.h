@@ -21,7 +21,8 @@ using hvd::DataType;
 using hvd::ReduceOp;
 
 inline bool is_integer(DataType t) {
-  return t == DataType::kUInt8 || t == DataType::kInt32 || t == DataType::kInt64;
+  return t == DataType::kUInt8 || t == DataType::kInt8 || t == DataType::kInt16 ||
+         t == DataType::kInt32 || t == DataType::kInt64;
 }
 
 // Inputs repeat with this period, so that references for 64 MiB cost one period.
@@ -49,6 +50,16 @@ inline void encode(DataType t, double v, char* at) {
     case DataType::kUInt8: {
       const auto x = static_cast<uint8_t>(v);
       std::memcpy(at, &x, 1);
+      break;
+    }
+    case DataType::kInt8: {
+      const auto x = static_cast<int8_t>(v);
+      std::memcpy(at, &x, 1);
+      break;
+    }
+    case DataType::kInt16: {
+      const auto x = static_cast<int16_t>(v);
+      std::memcpy(at, &x, 2);
       break;
     }
     case DataType::kInt32: {
@@ -87,6 +98,16 @@ inline double decode(DataType t, const char* at) {
     case DataType::kUInt8: {
       uint8_t x;
       std::memcpy(&x, at, 1);
+      return x;
+    }
+    case DataType::kInt8: {
+      int8_t x;
+      std::memcpy(&x, at, 1);
+      return x;
+    }
+    case DataType::kInt16: {
+      int16_t x;
+      std::memcpy(&x, at, 2);
       return x;
     }
     case DataType::kInt32: {
@@ -130,6 +151,15 @@ inline std::vector<char> inputs(DataType t, int rank, size_t count, ReduceOp op)
   return out;
 }
 
+/// `v` as an 8- or 16-bit integer type holds a sum that went past its range: modulo its
+/// width (libhvd's integer sums wrap); other types unchanged. 8 ranks' int8 sums do wrap.
+inline double wrap(DataType t, double v) {
+  const auto i = static_cast<int64_t>(v);
+  if (t == DataType::kInt8) return static_cast<int8_t>(static_cast<uint8_t>(i & 0xff));
+  if (t == DataType::kInt16) return static_cast<int16_t>(static_cast<uint16_t>(i & 0xffff));
+  return v;
+}
+
 /// The float64 reference of allreduce over `size` ranks for one period: post * op(pre * x),
 /// with kAverage as libhvd defines it (integers: truncating division of the sum).
 inline std::vector<double> reference(DataType t, int size, ReduceOp op, double pre, double post) {
@@ -151,6 +181,7 @@ inline std::vector<double> reference(DataType t, int size, ReduceOp op, double p
         acc += x;
       }
     }
+    acc = wrap(t, acc);
     if (op == ReduceOp::kAverage) acc = is_integer(t) ? std::trunc(acc / size) : acc / size;
     want[k] = is_integer(t) ? std::trunc(acc * post) : acc * post;
   }

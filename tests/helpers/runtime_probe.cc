@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <string>
@@ -160,6 +161,28 @@ void other_collectives(int rank, int size) {
        "alltoall");
   for (int r = 0; r < size; ++r)
     expect(recv[static_cast<size_t>(r)] == r * 100 + rank, "alltoall block");
+  // Uneven splits: rank j sends (j + k) % 3 rows of 2 to rank k, each row holding 100 j + k.
+  std::vector<int64_t> splits;
+  std::vector<int64_t> rows;
+  for (int k = 0; k < size; ++k) {
+    splits.push_back((rank + k) % 3);
+    for (int i = 0; i < 2 * ((rank + k) % 3); ++i) rows.push_back(100 * rank + k);
+  }
+  const hvd::Handle v = hvd::alltoallv_async(
+      "a2av", view(rows, hvd::DataType::kInt64, {static_cast<int64_t>(rows.size() / 2), 2}),
+      splits);
+  must(v.wait(), "alltoallv");
+  std::vector<int64_t> want_rows, want_splits;
+  for (int j = 0; j < size; ++j) {
+    want_splits.push_back((j + rank) % 3);
+    for (int i = 0; i < 2 * ((j + rank) % 3); ++i) want_rows.push_back(100 * j + rank);
+  }
+  std::vector<int64_t> got(v.output().size() / sizeof(int64_t));
+  if (!got.empty()) std::memcpy(got.data(), v.output().data(), v.output().size());
+  expect(got == want_rows, "alltoallv rows");
+  expect(v.received_splits() == want_splits, "alltoallv received splits");
+  expect(v.output_shape() == std::vector<int64_t>{static_cast<int64_t>(want_rows.size() / 2), 2},
+         "alltoallv output shape");
   must(hvd::barrier(), "barrier");
 }
 
@@ -188,7 +211,45 @@ void late_rank(int rank, int late, double seconds) {
   expect(v[0] == static_cast<float>(hvd::size()), "late.tensor sum");
 }
 
+// 8- and 16-bit sums that overflow wrap, on every backend (Open MPI's own AVX reductions
+// saturate instead; the MPI backend reduces these types with libhvd's kernels).
+template <typename T>
+void wrapping_sum(hvd::DataType dt, T each, const std::string& name) {
+  std::vector<T> v(300, each);  // long enough for vectorised reductions
+  const auto t = view(v, dt, {static_cast<int64_t>(v.size())});
+  must(hvd::allreduce_async(name, t, t, hvd::ReduceOp::kSum).wait(), name);
+  // The sum modulo the type's width, through its unsigned type, where wrapping is defined.
+  using U = std::make_unsigned_t<T>;
+  const auto want = static_cast<T>(static_cast<U>(static_cast<U>(each) * static_cast<U>(hvd::size())));
+  expect(std::all_of(v.begin(), v.end(), [&](T x) { return x == want; }), name);
+}
+
+void wrapping_sums() {
+  wrapping_sum<uint8_t>(hvd::DataType::kUInt8, 200, "wrap.uint8");
+  wrapping_sum<int8_t>(hvd::DataType::kInt8, 100, "wrap.int8");
+  wrapping_sum<int16_t>(hvd::DataType::kInt16, 30000, "wrap.int16");
+}
+
+// init() again after shutdown(), in the same process, several times (Horovod allows it, and
+// hvdrun.torch's init does it): each incarnation bootstraps afresh and its collectives work.
+int reinit(int rounds) {
+  for (int round = 0; round < rounds; ++round) {
+    must(hvd::init(), "init");
+    std::vector<int64_t> v(5, hvd::rank() + 1);
+    const auto t = view(v, hvd::DataType::kInt64, {5});
+    must(hvd::allreduce_async("reinit.sum", t, t, hvd::ReduceOp::kSum).wait(), "reinit.sum");
+    const int64_t n = hvd::size();
+    expect(v[0] == n * (n + 1) / 2, "reinit.sum value");
+    must(hvd::barrier(), "barrier");
+    must(hvd::shutdown(), "shutdown");
+    expect(!hvd::initialized() && hvd::rank() == -1, "not initialized after shutdown");
+  }
+  if (failures == 0) std::printf("runtime_probe: reinit %d rounds ok\n", rounds);
+  return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "reinit") return reinit(3);
   const bool kill_mode = argc == 3 && std::string(argv[1]) == "kill-rank";
   const bool stall_mode = argc == 4 && std::string(argv[1]) == "stall";
   // In kill-rank mode, ignore hvdrun's SIGTERM (sent when it sees the victim die), from the
@@ -204,6 +265,7 @@ int main(int argc, char** argv) {
     late_rank(rank, std::atoi(argv[2]), std::atof(argv[3]));
   } else {
     allreduce_every_dtype_and_op();
+    wrapping_sums();
     allreduce_64_mib();
   }
   many_small_fused(rank, size);

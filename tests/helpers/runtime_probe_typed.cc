@@ -30,9 +30,9 @@ bool check_allreduce(DataType dt, ReduceOp op, size_t count, double pre, double 
 }  // namespace
 
 void allreduce_every_dtype_and_op() {
-  const DataType dtypes[] = {DataType::kUInt8,   DataType::kInt32,    DataType::kInt64,
-                             DataType::kFloat16, DataType::kBFloat16, DataType::kFloat32,
-                             DataType::kFloat64};
+  const DataType dtypes[] = {DataType::kUInt8,   DataType::kInt8,     DataType::kInt16,
+                             DataType::kInt32,   DataType::kInt64,    DataType::kFloat16,
+                             DataType::kBFloat16, DataType::kFloat32, DataType::kFloat64};
   const ReduceOp ops[] = {ReduceOp::kSum, ReduceOp::kAverage, ReduceOp::kMin, ReduceOp::kMax,
                           ReduceOp::kProduct};
   for (DataType dt : dtypes) {

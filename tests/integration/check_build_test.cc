@@ -25,9 +25,10 @@ TEST_CASE("check-build text follows horovodrun's layout") {
   REQUIRE(lines.size() > 10);
   CHECK(lines[0] == std::string("hvdrun v") + HVD_VERSION + ":");
   CHECK(lines[1].empty());
-  CHECK(lines[2] == "Available Controllers:");
+  CHECK(lines[2] == "Available Frameworks:");
   // The order of sections is fixed.
   const auto at = [&](const std::string& s) { return r.out.find(s); };
+  CHECK(at("Available Frameworks:") < at("Available Controllers:"));
   CHECK(at("Available Controllers:") < at("Available Tensor Operations:"));
   CHECK(at("Available Tensor Operations:") < at("Launchers:"));
   CHECK(at("Launchers:") < at("Site profiles found:"));
@@ -41,6 +42,15 @@ TEST_CASE("check-build text follows horovodrun's layout") {
   } else {
     CHECK(has_line(r.out, "    [ ] NCCL (not built in)"));
   }
+  // PyTorch: hvdrun.torch, with the torch it was compiled against; the other two of
+  // horovodrun's frameworks are listed, never built.
+  if (HVD_HAVE_TORCH) {
+    CHECK(has_line(r.out, "    [X] PyTorch (torch " HVD_TORCH_VERSION ", hvdrun.torch in "));
+  } else {
+    CHECK(has_line(r.out, "    [ ] PyTorch (not built in)"));
+  }
+  CHECK(has_line(r.out, "    [ ] TensorFlow (not built in)"));
+  CHECK(has_line(r.out, "    [ ] MXNet (not built in)"));
   CHECK(has_line(r.out, "    [X] local"));
   // Slurm: [X] exactly when srun is in PATH, with its version.
   const ProcessResult no_srun = run(hvdrun({"--check-build"}), {{"PATH", "/nonexistent"}});
@@ -59,7 +69,7 @@ TEST_CASE("check-build --json gives the same facts") {
   REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
   CHECK(j.at("version") == HVD_VERSION);
-  for (const char* section : {"controllers", "tensor_operations", "launchers"}) {
+  for (const char* section : {"frameworks", "controllers", "tensor_operations", "launchers"}) {
     REQUIRE(!j.at(section).empty());
     for (const json& f : j.at(section)) {
       const std::string mark = f.at("available").get<bool>() ? "[X] " : "[ ] ";

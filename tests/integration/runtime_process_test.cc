@@ -27,6 +27,15 @@ TEST_CASE("a peer killed mid-run fails every survivor's pending work with a clea
   }
 }
 
+TEST_CASE("init() works again after shutdown() in the same process") {
+  const ProcessResult r = run(hvdrun({"-np", "3", "--", RUNTIME_PROBE_EXE, "reinit"}));
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  for (int rank = 0; rank < 3; ++rank) {
+    CHECK(r.out.find("[" + std::to_string(rank) + "]<stdout>:runtime_probe: reinit 3 rounds ok") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("--timeline-filename gives one merged trace with a track group per rank") {
   TempDir dir;
   const std::string base = dir.file("trace.json");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "check/slurm_probe.h"
+#include "config/data_dirs.h"
 #include "hvd/build_config.h"
 #include "hvd/error.h"
 
@@ -64,6 +65,18 @@ Feature gpu_feature(const std::string& name, bool found, const std::string& libr
   return f;
 }
 
+// hvdrun.torch: built in, and its package is where the ranks' PYTHONPATH will point.
+Feature torch_feature() {
+  if (HVD_HAVE_TORCH == 0) return Feature{"PyTorch", false, false, "not built in"};
+  const std::vector<std::string> dirs = config::python_dirs(false);
+  if (dirs.empty()) {
+    return Feature{"PyTorch", true, false,
+                   "built in, but the hvdrun Python package is missing beside this hvdrun"};
+  }
+  return Feature{"PyTorch", true, true,
+                 str_cat("torch ", HVD_TORCH_VERSION, ", hvdrun.torch in ", dirs.front())};
+}
+
 // The catalog lists the embedded profile last, where it loses to a local.yaml; the report
 // has always shown it first.
 std::vector<profile::ProfileEntry> embedded_first(std::vector<profile::ProfileEntry> all) {
@@ -94,6 +107,12 @@ void print_section(std::ostringstream& out, const std::string& title,
 BuildReport gather_build_report(const EnvMap& env) {
   BuildReport r;
   r.version = HVD_VERSION;
+  // horovodrun lists its three frameworks; hvdrun has the PyTorch API only.
+  r.frameworks = {
+      Feature{"TensorFlow", false, false, "not built in"},
+      torch_feature(),
+      Feature{"MXNet", false, false, "not built in"},
+  };
   r.controllers = {
       library_feature("MPI", HVD_HAVE_MPI != 0, HVD_MPI_LIBRARY, HVD_MPI_VERSION),
       library_feature("PMIx", HVD_HAVE_PMIX != 0, HVD_PMIX_LIBRARY, ""),
@@ -122,6 +141,7 @@ BuildReport gather_build_report(const EnvMap& env) {
 std::string format_text(const BuildReport& r) {
   std::ostringstream out;
   out << "hvdrun v" << r.version << ":\n\n";
+  print_section(out, "Available Frameworks", r.frameworks);
   print_section(out, "Available Controllers", r.controllers);
   print_section(out, "Available Tensor Operations", r.tensor_operations);
   print_section(out, "Launchers", r.launchers);
@@ -155,6 +175,7 @@ nlohmann::json to_json(const BuildReport& r) {
                         {"error", or_null(p.error)}});
   }
   return {{"version", r.version},
+          {"frameworks", section(r.frameworks)},
           {"controllers", section(r.controllers)},
           {"tensor_operations", section(r.tensor_operations)},
           {"launchers", section(r.launchers)},

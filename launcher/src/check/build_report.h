@@ -23,6 +23,7 @@ struct Feature {
 
 struct BuildReport {
   std::string version;
+  std::vector<Feature> frameworks;
   std::vector<Feature> controllers;
   std::vector<Feature> tensor_operations;
   std::vector<Feature> launchers;

@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "config/data_dirs.h"
 #include "exec/program_lookup.h"
 #include "exec/rank_parent.h"
 #include "exec/shm_cleanup.h"
@@ -26,6 +27,8 @@ CLI::App* register_exec_rank(CLI::App& app, ExecRankOptions& o) {
   cmd->add_option("--master-port", o.master_port, "MASTER_PORT (default: from the job id)");
   cmd->add_option("--master-port-base", o.master_port_base, "Base for the derived MASTER_PORT");
   cmd->add_option("--tf-workers", o.tf_workers, "TF_CONFIG's workers, host:port in rank order");
+  cmd->add_flag("--horovod-compat", o.horovod_compat,
+                "Also put the horovod package (re-exporting hvdrun.torch) on PYTHONPATH");
   cmd->add_flag("--print-env", o.print_env,
                 "Print the variables this task would get; exec nothing");
   cmd->prefix_command();
@@ -40,6 +43,9 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
   options.master_addr = o.master_addr;
   options.master_port = o.master_port;
   options.master_port_base = o.master_port_base;
+  // This same hvdrun (srun runs it from the path of the one that planned the step), so the
+  // same folders that --dry-run predicted.
+  options.python_dirs = config::python_dirs(o.horovod_compat);
   util::for_each_item(o.tf_workers, [&options](std::string_view worker) {
     if (!worker.empty()) options.tf_workers.emplace_back(worker);
   });

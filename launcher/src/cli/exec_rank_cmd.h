@@ -21,6 +21,7 @@ struct ExecRankOptions {
   int master_port = 0;      // 0 = derived from the job id
   int master_port_base = 0;
   std::string tf_workers;  // "host:port,..." for TF_CONFIG; empty = no TF_CONFIG
+  bool horovod_compat = false;  // --horovod-compat: also the horovod shim on PYTHONPATH
   bool print_env = false;  // print the variables instead of exec'ing (for checks)
   std::vector<std::string> command;
 };

@@ -45,6 +45,11 @@ EnvMap run_env(const config::LaunchConfig& cfg, int cores, const EnvMap& env) {
     out[env::kOmpNumThreads] = std::to_string(std::max(1, cores / cfg.num_proc));
   }
   if (env.count(env::kPythonUnbuffered) == 0) out[env::kPythonUnbuffered] = "1";
+  const auto python_dirs = config::python_dirs(cfg.settings.launcher.horovod_compat);
+  if (!python_dirs.empty()) {
+    out[env::kPythonPath] =
+        config::prepend_python_path(python_dirs, env_or(env, env::kPythonPath, ""));
+  }
   return out;
 }
 

@@ -135,6 +135,9 @@ void register_run_options(CLI::App& app, config::RunOptions& o) {
                "The program uses MPI: start it through mpirun here, srun --mpi=PLUGIN in Slurm");
   app.add_flag("--tf-config", o.tf_config,
                "Set TF_CONFIG (TensorFlow MultiWorkerMirroredStrategy) for every rank");
+  add_switch(app, "--horovod-compat", "", o.horovod_compat,
+               "Make `import horovod.torch as hvd` load hvdrun.torch in the ranks (a horovod "
+               "package on their PYTHONPATH); without it nothing named horovod is added");
   register_tunables(app, o);
 }
 
@@ -191,6 +194,7 @@ int run_local(const config::RunOptions& opts, const EnvMap& env) {
   facts.gpus = binding::find_gpus(env);
   if (!facts.gpus.empty()) binding::fill_gpu_numa(facts.gpus);
   facts.env = env;
+  facts.python_dirs = config::python_dirs(cfg.settings.launcher.horovod_compat);
   if (cfg.dry_run) {
     print_dry_run(cfg, facts, program, opts.tf_config);
     return 0;

@@ -92,6 +92,7 @@ StepPlan plan_step(const config::RunOptions& opts, const EnvMap& env) {
   p.task_options.master_addr = slurm::node_address(p.alloc.nodes.front(), env);
   p.task_options.master_port = slurm::master_port_for(p.alloc.job_id, p.profile.master_port_base);
   if (opts.tf_config) p.task_options.tf_workers = tf_workers(p, env);
+  p.task_options.python_dirs = config::python_dirs(p.settings.launcher.horovod_compat);
   p.profile.mpi = srun_mpi_plugin(opts, p.profile);
 
   slurm::SrunRequest request;
@@ -101,6 +102,7 @@ StepPlan plan_step(const config::RunOptions& opts, const EnvMap& env) {
   request.exec_rank_args.insert(request.exec_rank_args.end(),
                                 {"--master-addr", p.task_options.master_addr, "--master-port",
                                  std::to_string(p.task_options.master_port)});
+  if (p.settings.launcher.horovod_compat) request.exec_rank_args.push_back("--horovod-compat");
   if (!p.task_options.tf_workers.empty()) {
     std::string workers;
     for (const std::string& w : p.task_options.tf_workers)

@@ -62,6 +62,7 @@ void apply_flags(Settings& settings, const RunOptions& opts) {
   take(settings.launcher.tag_output, opts.tag_output);
   take(settings.launcher.kill_grace_seconds, opts.kill_grace_seconds);
   take(settings.launcher.bind_to, opts.bind_to);
+  take(settings.launcher.horovod_compat, opts.horovod_compat);
 }
 
 LaunchConfig resolve_launch_config(const RunOptions& opts, const std::string& defaults_path,

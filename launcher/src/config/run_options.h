@@ -41,6 +41,7 @@ struct RunOptions {
   std::optional<bool> tag_output;
   std::optional<int> kill_grace_seconds;
   std::optional<std::string> bind_to;
+  std::optional<bool> horovod_compat;  // --horovod-compat
 
   // Runtime tunables (horovodrun's flags).
   std::optional<double> fusion_threshold_mb;

@@ -67,11 +67,15 @@ void apply_logging(Tunables& t, const YAML::Node& node, const std::string& file)
 }
 
 void apply_launcher(LauncherSettings& l, const YAML::Node& node, const std::string& file) {
-  check_keys(file, node, "launcher", {"kill_grace_seconds", "tag_output", "bind_to"});
+  check_keys(file, node, "launcher", {"kill_grace_seconds", "tag_output", "bind_to",
+                                           "horovod_compat"});
   if (auto n = node["kill_grace_seconds"]) {
     l.kill_grace_seconds = as_int(file, n, "launcher.kill_grace_seconds");
   }
   if (auto n = node["tag_output"]) l.tag_output = as_bool(file, n, "launcher.tag_output");
+  if (auto n = node["horovod_compat"]) {
+    l.horovod_compat = as_bool(file, n, "launcher.horovod_compat");
+  }
   if (auto n = node["bind_to"]) {
     l.bind_to = as_string(file, n, "launcher.bind_to");
     if (!one_of(l.bind_to, kBindPolicies)) {
@@ -144,7 +148,8 @@ nlohmann::json to_json(const Settings& s) {
       {"launcher",
        {{"kill_grace_seconds", s.launcher.kill_grace_seconds},
         {"tag_output", s.launcher.tag_output},
-        {"bind_to", s.launcher.bind_to}}},
+        {"bind_to", s.launcher.bind_to},
+        {"horovod_compat", s.launcher.horovod_compat}}},
   };
 }
 

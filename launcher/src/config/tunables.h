@@ -31,6 +31,9 @@ struct LauncherSettings {
   int kill_grace_seconds = 10;  // SIGTERM -> SIGKILL grace when a rank fails
   bool tag_output = true;
   std::string bind_to = "auto";
+  // Put a `horovod` package (re-exporting hvdrun.torch) on the ranks' PYTHONPATH, so that
+  // `import horovod.torch as hvd` runs unchanged. Off by default: a real Horovod stays visible.
+  bool horovod_compat = false;
 };
 
 struct Settings {

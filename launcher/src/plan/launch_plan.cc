@@ -10,6 +10,7 @@
 #include <set>
 
 #include "binding/cpu_list.h"
+#include "config/data_dirs.h"
 #include "hvd/env_keys.h"
 #include "plan/tf_config.h"
 
@@ -64,6 +65,10 @@ EnvMap rank_env(const config::LaunchConfig& cfg, const MachineFacts& facts, cons
   }
   // Python buffers stdout when it is a pipe; without this, tagged lines arrive late.
   if (facts.env.count(env::kPythonUnbuffered) == 0) env[env::kPythonUnbuffered] = "1";
+  if (!facts.python_dirs.empty()) {
+    env[env::kPythonPath] =
+        config::prepend_python_path(facts.python_dirs, env_or(facts.env, env::kPythonPath, ""));
+  }
   if (!b.gpu.empty()) {
     env[env::kCudaVisibleDevices] = b.gpu;
     // Ids found by scanning /dev follow PCI order; make CUDA number them the same way.

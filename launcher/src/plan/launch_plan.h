@@ -22,6 +22,8 @@ struct MachineFacts {
   binding::CpuTopology topology;
   std::vector<binding::Gpu> gpus;
   EnvMap env;  // hvdrun's own environment, which the ranks inherit
+  // hvdrun's Python packages (config::python_dirs), put in front of the ranks' PYTHONPATH.
+  std::vector<std::string> python_dirs;
 };
 
 /// Addresses the ranks use to find each other.

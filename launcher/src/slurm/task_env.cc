@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "config/data_dirs.h"
 #include "hvd/env_keys.h"
 #include "plan/tf_config.h"
 #include "slurm/srun_command.h"
@@ -70,6 +71,10 @@ EnvMap task_env(const StepTask& t, const TaskEnvOptions& o, const EnvMap& inheri
       env[env::kOmpNumThreads] = std::to_string(threads);
   }
   if (inherited.count(env::kPythonUnbuffered) == 0) env[env::kPythonUnbuffered] = "1";
+  if (!o.python_dirs.empty()) {
+    env[env::kPythonPath] =
+        config::prepend_python_path(o.python_dirs, env_or(inherited, env::kPythonPath, ""));
+  }
   if (!o.tf_workers.empty()) env[env::kTfConfig] = plan::tf_config_json(o.tf_workers, t.rank);
   return env;
 }

@@ -19,6 +19,8 @@ struct TaskEnvOptions {
   int master_port = 0;                           // 0: derived from the job id
   int master_port_base = 0;
   std::vector<std::string> tf_workers;  // --tf-config: every rank's host:port
+  // hvdrun's Python packages (config::python_dirs), put in front of the task's PYTHONPATH.
+  std::vector<std::string> python_dirs;
 };
 
 /// `task` describes this task; `inherited` is the environment srun gave it (Slurm's GPU

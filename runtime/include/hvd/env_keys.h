@@ -57,6 +57,8 @@ inline constexpr const char* kProfilePath = "HVDRUN_PROFILE_PATH";
 // Variables hvdrun sets for third-party libraries and runtimes.
 inline constexpr const char* kOmpNumThreads = "OMP_NUM_THREADS";
 inline constexpr const char* kPythonUnbuffered = "PYTHONUNBUFFERED";
+// hvdrun prepends its Python packages (hvdrun.torch; with --horovod-compat the horovod shim).
+inline constexpr const char* kPythonPath = "PYTHONPATH";
 inline constexpr const char* kCudaVisibleDevices = "CUDA_VISIBLE_DEVICES";
 /// Set to PCI_BUS_ID when hvdrun numbers the GPUs itself, so ids mean the same to CUDA.
 inline constexpr const char* kCudaDeviceOrder = "CUDA_DEVICE_ORDER";

@@ -44,10 +44,12 @@ class Handle {
   Status wait() const;
   /// True once the operation completed (wait() then returns at once).
   bool poll() const;
-  /// Allgather: the gathered tensor, owned by the handle, in host memory (for CUDA inputs too);
-  /// valid after wait() returned ok.
+  /// Allgather and alltoallv: the result, owned by the handle, in host memory (for CUDA inputs
+  /// too); valid after wait() returned ok.
   const std::vector<char>& output() const;
   const std::vector<int64_t>& output_shape() const;
+  /// alltoallv_async: the rows received from each rank, in rank order; valid after wait().
+  const std::vector<int64_t>& received_splits() const;
 
  private:
   std::shared_ptr<core::HandleState> state_;
@@ -89,6 +91,13 @@ Handle reducescatter_async(const std::string& name, const TensorView& in, const 
 /// Sends block r of `in`'s rows to rank r and receives one block from each, in rank order.
 /// Every rank passes the same shape.
 Handle alltoall_async(const std::string& name, const TensorView& in, const TensorView& out);
+/// Sends splits[r] rows of `in` (in order) to rank r and receives every rank's rows for this
+/// rank, in rank order, into the handle's output (Handle::output(), output_shape(),
+/// received_splits()). Ranks may pass different first dimensions; the rest of the shape must
+/// agree. splits has one count per rank, each >= 0, adding up to in's first dimension; a
+/// rank that breaks that fails the operation on every rank.
+Handle alltoallv_async(const std::string& name, const TensorView& in,
+                       const std::vector<int64_t>& splits);
 /// Returns once every rank has called barrier().
 Status barrier();
 

@@ -12,7 +12,17 @@
 extern "C" {
 #endif
 
-typedef enum { HVD_UINT8, HVD_INT32, HVD_INT64, HVD_FLOAT16, HVD_BFLOAT16, HVD_FLOAT32, HVD_FLOAT64 } hvd_dtype;
+typedef enum {
+  HVD_UINT8,
+  HVD_INT32,
+  HVD_INT64,
+  HVD_FLOAT16,
+  HVD_BFLOAT16,
+  HVD_FLOAT32,
+  HVD_FLOAT64,
+  HVD_INT8, /* appended: the values above never change */
+  HVD_INT16
+} hvd_dtype;
 typedef enum { HVD_SUM, HVD_AVERAGE, HVD_MIN, HVD_MAX, HVD_PRODUCT } hvd_op;
 /* Error codes: 1 usage, 2 config, 3 scheduler, 4 launch, 5 bootstrap, 6 backend, 7 timeout,
  * 8 internal (hvd::ErrorCode + 1). */

@@ -8,7 +8,19 @@
 
 namespace hvd {
 
-enum class DataType : uint8_t { kUInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64 };
+// kInt8 and kInt16 came later: they are appended so that the values of the others (in the
+// negotiation's wire format and the C API's hvd_dtype) stay what they were.
+enum class DataType : uint8_t {
+  kUInt8,
+  kInt32,
+  kInt64,
+  kFloat16,
+  kBFloat16,
+  kFloat32,
+  kFloat64,
+  kInt8,
+  kInt16
+};
 
 /// kAverage is kSum followed by a division by the number of ranks (Horovod's semantics).
 enum class ReduceOp : uint8_t { kSum, kAverage, kMin, kMax, kProduct };
@@ -25,7 +37,9 @@ struct Device {
 constexpr size_t dtype_size(DataType t) {
   switch (t) {
     case DataType::kUInt8:
+    case DataType::kInt8:
       return 1;
+    case DataType::kInt16:
     case DataType::kFloat16:
     case DataType::kBFloat16:
       return 2;
@@ -55,6 +69,10 @@ constexpr std::string_view dtype_name(DataType t) {
       return "float32";
     case DataType::kFloat64:
       return "float64";
+    case DataType::kInt8:
+      return "int8";
+    case DataType::kInt16:
+      return "int16";
   }
   return "?";
 }

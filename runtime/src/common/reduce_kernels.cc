@@ -209,6 +209,10 @@ void reduce_into(void* dst, const void* src, size_t count, DataType dtype, Reduc
   switch (dtype) {
     case DataType::kUInt8:
       return reduce_typed<uint8_t>(dst, src, count, op);
+    case DataType::kInt8:
+      return reduce_typed<int8_t>(dst, src, count, op);
+    case DataType::kInt16:
+      return reduce_typed<int16_t>(dst, src, count, op);
     case DataType::kInt32:
       return reduce_typed<int32_t>(dst, src, count, op);
     case DataType::kInt64:
@@ -230,6 +234,10 @@ void scale(void* data, size_t count, DataType dtype, double factor) {
   switch (dtype) {
     case DataType::kUInt8:
       return scale_int<uint8_t>(data, count, factor);
+    case DataType::kInt8:
+      return scale_int<int8_t>(data, count, factor);
+    case DataType::kInt16:
+      return scale_int<int16_t>(data, count, factor);
     case DataType::kInt32:
       return scale_int<int32_t>(data, count, factor);
     case DataType::kInt64:
@@ -252,6 +260,10 @@ void divide(void* data, size_t count, DataType dtype, size_t divisor) {
   switch (dtype) {
     case DataType::kUInt8:
       return divide_int<uint8_t>(data, count, divisor);
+    case DataType::kInt8:
+      return divide_int<int8_t>(data, count, divisor);
+    case DataType::kInt16:
+      return divide_int<int16_t>(data, count, divisor);
     case DataType::kInt32:
       return divide_int<int32_t>(data, count, divisor);
     case DataType::kInt64:

@@ -143,6 +143,7 @@ std::string encode_requests(const std::vector<Request>& requests) {
     w.put<double>(r.prescale);
     w.put<double>(r.postscale);
     w.put<int32_t>(r.group);
+    w.put_vector<int64_t>(r.splits);
   }
   return w.take();
 }
@@ -154,7 +155,7 @@ std::vector<Request> decode_requests(std::string_view bytes) {
     r.rank = rd.get<int32_t>();
     r.name = rd.get_string();
     r.type = get_enum<OpType>(rd, static_cast<uint8_t>(OpType::kBarrier));
-    r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kFloat64));
+    r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kInt16));
     r.op = get_enum<ReduceOp>(rd, static_cast<uint8_t>(ReduceOp::kProduct));
     r.root = rd.get<int32_t>();
     r.device.index = rd.get<int32_t>();
@@ -162,6 +163,7 @@ std::vector<Request> decode_requests(std::string_view bytes) {
     r.prescale = rd.get<double>();
     r.postscale = rd.get<double>();
     r.group = rd.get<int32_t>();
+    r.splits = rd.get_vector<int64_t>();
   }
   if (!rd.done()) throw BackendError("control message has trailing bytes");
   return out;
@@ -197,7 +199,7 @@ std::vector<Response> decode_responses(std::string_view bytes) {
     r.type = get_enum<OpType>(rd, static_cast<uint8_t>(OpType::kBarrier));
     r.names.resize(rd.get_count(4));
     for (std::string& n : r.names) n = rd.get_string();
-    r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kFloat64));
+    r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kInt16));
     r.op = get_enum<ReduceOp>(rd, static_cast<uint8_t>(ReduceOp::kProduct));
     r.root = rd.get<int32_t>();
     r.device.index = rd.get<int32_t>();

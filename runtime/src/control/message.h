@@ -36,6 +36,9 @@ struct Request {
   double prescale = 1.0;
   double postscale = 1.0;
   int32_t group = -1;  // grouped allreduce: tensors of one group complete together
+  /// Alltoall: the rows this rank sends to each rank (Horovod's `splits`); empty means equal
+  /// blocks of the first dimension, which must then be a multiple of the ranks.
+  std::vector<int64_t> splits;
 };
 
 struct Response {
@@ -50,7 +53,7 @@ struct Response {
   double prescale = 1.0;
   double postscale = 1.0;
   /// Allgather: the first dimension each rank contributes, per tensor, rank-major
-  /// (names.size() x size entries).
+  /// (names.size() x size entries). Alltoall: the rows rank j sends to rank k at j * size + k.
   std::vector<int64_t> first_dims;
   /// Elements of each named tensor, in names order (what fusion packs).
   std::vector<int64_t> counts;

@@ -69,6 +69,48 @@ std::string gathered_problem(const std::vector<Request>& rs) {
   return {};
 }
 
+// Alltoall: each rank's rows go out by its splits (one non-negative count per rank, adding up
+// to its first dimension), or, without splits, in equal blocks, so that its first dimension
+// must be a multiple of the ranks. Empty when every rank's request is usable.
+std::string split_problem(const std::string& name, const std::vector<Request>& rs) {
+  const auto size = static_cast<int64_t>(rs.size());
+  for (const Request& q : rs) {
+    if (q.shape.empty()) {
+      return str_cat("alltoall '", name, "': rank ", q.rank, " gave a scalar; it needs rows");
+    }
+    const int64_t rows = q.shape[0];
+    if (q.splits.empty() != rs[0].splits.empty() ||
+        (q.splits.empty() && q.shape != rs[0].shape)) {
+      // Equal blocks into an output of the input's shape (alltoall_async) need the same shape
+      // on every rank; ranks that split their own rows all say how (alltoallv_async).
+      return str_cat("alltoall '", name, "': ranks ", rs[0].rank, " and ", q.rank,
+                     " disagree: every rank passes the same shape and no splits, or every rank "
+                     "passes its splits");
+    }
+    if (q.splits.empty()) {
+      if (rows % size != 0) {
+        return str_cat("alltoall '", name, "': the first dimension (", rows, ") of rank ", q.rank,
+                       " must be a multiple of the number of ranks (", size,
+                       ") when it gives no splits");
+      }
+      continue;
+    }
+    int64_t sum = 0;
+    bool negative = false;
+    for (int64_t s : q.splits) {
+      negative = negative || s < 0;
+      sum += negative ? 0 : s;
+    }
+    if (static_cast<int64_t>(q.splits.size()) != size || negative || sum != rows) {
+      return str_cat("alltoall '", name, "': rank ", q.rank, " gave ", q.splits.size(),
+                     " splits adding up to ", sum, (negative ? " (some negative)" : ""), " for ",
+                     rows, " rows and ", size, " ranks; it needs one count per rank, each at "
+                     "least 0, adding up to its first dimension");
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string check_agreement(const std::vector<Request>& rs) {
@@ -85,13 +127,11 @@ std::string check_agreement(const std::vector<Request>& rs) {
     checks.push_back(
         {"scale factors", [](const Request& r) { return str_cat(r.prescale, "/", r.postscale); }});
   }
-  // Alltoall splits rows evenly and so needs the same shape everywhere (uneven splits would
-  // need the receive counts negotiated too).
-  if (type == OpType::kAllreduce || type == OpType::kBroadcast || type == OpType::kReducescatter ||
-      type == OpType::kAlltoall) {
+  if (type == OpType::kAllreduce || type == OpType::kBroadcast || type == OpType::kReducescatter) {
     checks.push_back({"shapes", [](const Request& r) { return shape_text(r.shape); }});
   }
-  if (type == OpType::kAllgather) {
+  // Alltoall: each rank sends its own rows (splits), so only the rows' shape must agree.
+  if (type == OpType::kAllgather || type == OpType::kAlltoall) {
     checks.push_back({"shapes after the first dimension",
                       [](const Request& r) { return shape_text(tail_dims(r.shape)); }});
   }
@@ -161,15 +201,7 @@ Response MessageTable::take_response(const std::string& name) {
   }
   std::string why = check_agreement(e.requests);
   if (why.empty() && r.type == OpType::kAllgather) why = gathered_problem(e.requests);
-  if (why.empty() && r.type == OpType::kAlltoall &&
-      (first.shape.empty() || first.shape[0] % size_ != 0)) {
-    // Each rank gets rows/size rows from every rank; uneven splits would need the receive
-    // counts negotiated as well (Horovod's `splits`), which this runtime does not do.
-    why = str_cat("alltoall '", name, "': the first dimension (",
-                  first.shape.empty() ? int64_t{0} : first.shape[0],
-                  ") must be a multiple of the number of ranks (", size_,
-                  "); uneven splits are not supported");
-  }
+  if (why.empty() && r.type == OpType::kAlltoall) why = split_problem(name, e.requests);
   if (!why.empty()) {
     r.kind = Response::Kind::kError;
     r.error = why;
@@ -177,6 +209,15 @@ Response MessageTable::take_response(const std::string& name) {
   }
   if (first.type == OpType::kAllgather) {
     for (const Request& q : e.requests) r.first_dims.push_back(q.shape.empty() ? 1 : q.shape[0]);
+  }
+  if (first.type == OpType::kAlltoall) {
+    // The whole matrix, so that every rank knows what it receives from each rank as well.
+    for (const Request& q : e.requests) {
+      for (int k = 0; k < size_; ++k) {
+        r.first_dims.push_back(q.splits.empty() ? q.shape[0] / size_
+                                                : q.splits[static_cast<size_t>(k)]);
+      }
+    }
   }
   return r;
 }

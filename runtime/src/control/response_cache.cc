@@ -10,7 +10,8 @@ namespace hvd::control {
 bool same_properties(const Request& a, const Request& b) {
   return a.name == b.name && a.type == b.type && a.dtype == b.dtype && a.op == b.op &&
          a.root == b.root && a.device == b.device && a.shape == b.shape &&
-         a.prescale == b.prescale && a.postscale == b.postscale && a.group == b.group;
+         a.prescale == b.prescale && a.postscale == b.postscale && a.group == b.group &&
+         a.splits == b.splits;
 }
 
 ResponseCache::ResponseCache(size_t capacity) : capacity_(capacity), slots_(capacity) {

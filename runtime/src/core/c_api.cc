@@ -36,7 +36,7 @@ int check(const char* name, const hvd_tensor* in, hvd_handle** handle) {
     t_last_error = "a NULL name, tensor, shape or handle pointer";
     return static_cast<int>(hvd::ErrorCode::kUsage) + 1;
   }
-  if (static_cast<int>(in->dtype) < 0 || in->dtype > HVD_FLOAT64 || in->ndim < 0) {
+  if (static_cast<int>(in->dtype) < 0 || in->dtype > HVD_INT16 || in->ndim < 0) {
     t_last_error = "an unknown dtype or a negative ndim";
     return static_cast<int>(hvd::ErrorCode::kUsage) + 1;
   }

@@ -13,7 +13,8 @@ using backends::BufferSlot;
 using backends::Lane;
 
 bool is_integer(DataType t) {
-  return t == DataType::kUInt8 || t == DataType::kInt32 || t == DataType::kInt64;
+  return t == DataType::kUInt8 || t == DataType::kInt8 || t == DataType::kInt16 ||
+         t == DataType::kInt32 || t == DataType::kInt64;
 }
 
 size_t row_elements(const control::Request& r) {
@@ -167,11 +168,47 @@ void Executor::reducescatter(Lane& lane, const control::Response& r, TensorEntry
   scale_after(lane, r, e.output);
 }
 
-void Executor::alltoall(Lane& lane, TensorEntry& e) {
+void Executor::alltoall(Lane& lane, const control::Response& r, TensorEntry& e) {
   const size_t row = row_elements(e.request);
-  std::vector<size_t> counts = split_rows(static_cast<size_t>(e.request.shape.at(0)), size_);
-  for (size_t& c : counts) c *= row;
-  lane.backend->alltoall(e.input, counts, e.output, counts);
+  const auto n = static_cast<size_t>(size_);
+  const auto me = static_cast<size_t>(rank_);
+  if (r.first_dims.size() != n * n) {
+    throw BackendError(str_cat("alltoall '", e.request.name, "': the coordinator sent ",
+                               r.first_dims.size(), " split counts for ", size_, " ranks"));
+  }
+  // Row j * n + k of the matrix: what rank j sends to rank k.
+  std::vector<size_t> send(n), recv(n);
+  std::vector<int64_t> received(n);
+  size_t received_rows = 0;
+  for (size_t k = 0; k < n; ++k) {
+    send[k] = static_cast<size_t>(r.first_dims[me * n + k]) * row;
+    received[k] = r.first_dims[k * n + me];
+    recv[k] = static_cast<size_t>(received[k]) * row;
+    received_rows += static_cast<size_t>(received[k]);
+  }
+  if (e.request.splits.empty()) {  // alltoall_async: equal blocks into the caller's output
+    HVD_CHECK(received_rows * row == e.output.count, "alltoall '", e.request.name, "' receives ",
+              received_rows * row, " elements into an output of ", e.output.count);
+    lane.backend->alltoall(e.input, send, e.output, recv);
+    return;
+  }
+  // alltoallv_async: only now is the output's size known, so the handle owns it (host memory,
+  // as allgather's).
+  std::vector<int64_t> out_shape = e.request.shape;
+  out_shape.at(0) = static_cast<int64_t>(received_rows);
+  const size_t count = received_rows * row;
+  e.handle->output_shape = out_shape;
+  e.handle->received_splits = received;
+  e.handle->output.resize(count * dtype_size(r.dtype));
+  if (e.input.device.is_cpu()) {
+    lane.backend->alltoall(e.input, send, {e.handle->output.data(), count, r.dtype, e.input.device},
+                           recv);
+    return;
+  }
+  BufferView received_buf{lane.memory->buffer(BufferSlot::kScratch, e.handle->output.size()),
+                          count, r.dtype, e.input.device};
+  lane.backend->alltoall(e.input, send, received_buf, recv);
+  lane.memory->to_host(e.handle->output.data(), received_buf.data, received_buf.bytes());
 }
 
 void Executor::run_other(Lane& lane, const control::Response& r,
@@ -191,7 +228,7 @@ void Executor::run_other(Lane& lane, const control::Response& r,
       reducescatter(lane, r, entries[0]);
       break;
     case control::OpType::kAlltoall:
-      alltoall(lane, entries[0]);
+      alltoall(lane, r, entries[0]);
       break;
     case control::OpType::kBarrier:
       lane.backend->barrier();

@@ -44,7 +44,7 @@ class Executor {
                  std::vector<TensorEntry>& entries);
   void allgather(backends::Lane& lane, const control::Response& r, TensorEntry& entry);
   void reducescatter(backends::Lane& lane, const control::Response& r, TensorEntry& entry);
-  void alltoall(backends::Lane& lane, TensorEntry& entry);
+  void alltoall(backends::Lane& lane, const control::Response& r, TensorEntry& entry);
   // Runs `step` as `phase` on the timeline track of every entry.
   template <typename Step>
   void phase(const std::vector<TensorEntry>& entries, std::string_view phase, Step step);

@@ -6,8 +6,10 @@
 #include <atomic>
 #include <mutex>
 
+#include "common/env.h"
 #include "control/message.h"
 #include "core/runtime_factory.h"
+#include "hvd/env_keys.h"
 #include "hvd/hvd.h"
 
 namespace hvd {
@@ -17,6 +19,7 @@ std::mutex g_mutex;  // guards g_instance's creation and destruction
 std::unique_ptr<core::Instance> g_instance;
 std::atomic<core::Runtime*> g_runtime{nullptr};
 std::atomic<uint64_t> g_barrier{0};
+int g_incarnations = 0;  // successful init() calls in this process; guarded by g_mutex
 
 Handle failed(ErrorCode code, const std::string& message) {
   auto state = std::make_shared<core::HandleState>();
@@ -62,6 +65,20 @@ Handle submit(control::Request r, const TensorView& in, const TensorView& out) {
   }
 }
 
+// The environment the next runtime starts from. An init() after a shutdown() is a new
+// incarnation of the job's runtime: its keys in hvdrun's store (HVD_RUN_ID is their namespace)
+// get a namespace of their own, so that its bootstrap never meets the earlier incarnation's keys
+// and barrier counters. init() and shutdown() are collective, so every rank counts the same
+// incarnations. Shared-memory segment names keep the plain run id (shm_transport.cc reads it
+// from the process), so hvdrun's guard still finds every one of them.
+EnvMap incarnation_env(int incarnation) {
+  EnvMap env = process_env();
+  if (incarnation > 0) {
+    env[env::kRunId] = str_cat(env_string(env, env::kRunId, "no-run-id"), "/init-", incarnation);
+  }
+  return env;
+}
+
 int world_field(int bootstrap::WorldInfo::*field) {
   core::Runtime* rt = g_runtime.load();
   return rt == nullptr ? -1 : rt->world().*field;
@@ -84,13 +101,16 @@ Status Handle::wait() const {
 bool Handle::poll() const { return !state_ || state_->done(); }
 const std::vector<char>& Handle::output() const { return state_->output; }
 const std::vector<int64_t>& Handle::output_shape() const { return state_->output_shape; }
+const std::vector<int64_t>& Handle::received_splits() const { return state_->received_splits; }
 
 Status init() {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_instance) return Status();
   try {
-    g_instance = std::make_unique<core::Instance>(core::make_instance(process_env()));
+    g_instance =
+        std::make_unique<core::Instance>(core::make_instance(incarnation_env(g_incarnations)));
     g_runtime = g_instance->runtime.get();
+    ++g_incarnations;
     return Status();
   } catch (...) {
     return Status::from_exception(std::current_exception());
@@ -199,6 +219,14 @@ Handle alltoall_async(const std::string& name, const TensorView& in, const Tenso
                           " elements, the input ", in.count(), "; they must have the same shape"));
   }
   return submit(request(name, control::OpType::kAlltoall, in), in, out);
+}
+
+Handle alltoallv_async(const std::string& name, const TensorView& in,
+                       const std::vector<int64_t>& splits) {
+  control::Request r = request(name, control::OpType::kAlltoall, in);
+  r.splits = splits;  // checked in negotiation, so that every rank gets the same error
+  if (r.splits.empty()) r.splits.push_back(-1);  // "no splits" would mean equal blocks
+  return submit(std::move(r), in, in);
 }
 
 Status barrier() {

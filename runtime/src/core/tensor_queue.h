@@ -37,6 +37,7 @@ class HandleState {
   /// negotiation. Valid once complete.
   std::vector<char> output;
   std::vector<int64_t> output_shape;
+  std::vector<int64_t> received_splits;  // alltoallv: rows from each rank
 
  private:
   // complete() in two steps, so that complete_all() can mark every handle before waking any.

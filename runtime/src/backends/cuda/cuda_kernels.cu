@@ -129,6 +129,12 @@ void launch_scale(void* data, size_t count, DataType dtype, double factor, cudaS
     case DataType::kUInt8:
       scale_integer<uint8_t>(data, count, factor, stream);
       break;
+    case DataType::kInt8:
+      scale_integer<int8_t>(data, count, factor, stream);
+      break;
+    case DataType::kInt16:
+      scale_integer<int16_t>(data, count, factor, stream);
+      break;
     case DataType::kInt32:
       scale_integer<int32_t>(data, count, factor, stream);
       break;
@@ -161,6 +167,12 @@ void launch_divide(void* data, size_t count, DataType dtype, size_t divisor, cud
   switch (dtype) {
     case DataType::kUInt8:
       divide_integer<uint8_t>(data, count, divisor, stream);
+      break;
+    case DataType::kInt8:
+      divide_integer<int8_t>(data, count, divisor, stream);
+      break;
+    case DataType::kInt16:
+      divide_integer<int16_t>(data, count, divisor, stream);
       break;
     case DataType::kInt32:
       divide_integer<int32_t>(data, count, divisor, stream);

@@ -19,9 +19,10 @@ namespace {
 // MPI-3 counts are int.
 constexpr size_t kMaxCount = static_cast<size_t>(INT_MAX);
 
-// The user-defined reduction for one (2-byte dtype, op): inout[i] = in[i] op inout[i]. All
-// four ops are commutative, so the operand order does not matter. MPI passes *len elements
-// of the datatype the op was called with, which is always the matching 2-byte type.
+// The user-defined reduction for one (dtype, op) with libhvd's kernels: inout[i] = in[i] op
+// inout[i]. All four ops are commutative, so the operand order does not matter. MPI passes
+// *len elements of the datatype the op was called with, which is always the matching type
+// (the 2-byte types below for float16 and bfloat16; MPI_UINT8_T, MPI_INT8_T, MPI_INT16_T).
 template <DataType kType, ReduceOp kOp>
 void reduce_2byte(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
   reduce_into(inout, in, static_cast<size_t>(*len), kType, kOp);
@@ -148,13 +149,16 @@ void MpiBackend::make_handles(const bootstrap::WorldInfo& world) {
   bfloat16_ = create_2byte_type("hvd_bfloat16");
   create_ops<DataType::kFloat16>(float16_ops_);
   create_ops<DataType::kBFloat16>(bfloat16_ops_);
+  create_ops<DataType::kUInt8>(uint8_ops_);
+  create_ops<DataType::kInt8>(int8_ops_);
+  create_ops<DataType::kInt16>(int16_ops_);
 }
 
 void MpiBackend::release() noexcept {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) {
-    for (auto* ops : {&float16_ops_, &bfloat16_ops_}) {
+    for (auto* ops : {&float16_ops_, &bfloat16_ops_, &uint8_ops_, &int8_ops_, &int16_ops_}) {
       for (MPI_Op& op : *ops) {
         if (op != MPI_OP_NULL) MPI_Op_free(&op);
       }
@@ -183,6 +187,9 @@ MPI_Datatype MpiBackend::type_of(DataType dtype) const {
 MPI_Op MpiBackend::op_of(DataType dtype, ReduceOp op) const {
   if (dtype == DataType::kFloat16) return float16_ops_[half_op_index(op)];
   if (dtype == DataType::kBFloat16) return bfloat16_ops_[half_op_index(op)];
+  if (dtype == DataType::kUInt8) return uint8_ops_[half_op_index(op)];
+  if (dtype == DataType::kInt8) return int8_ops_[half_op_index(op)];
+  if (dtype == DataType::kInt16) return int16_ops_[half_op_index(op)];
   const MPI_Op mpi_op = builtin_op(op);
   HVD_CHECK(mpi_op != MPI_OP_NULL, "the MPI backend got ReduceOp ", op_name(op),
             "; the executor must not pass it");

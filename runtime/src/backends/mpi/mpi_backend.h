@@ -80,6 +80,12 @@ class MpiBackend final : public Backend {
   MPI_Datatype bfloat16_ = MPI_DATATYPE_NULL;
   std::array<MPI_Op, kHalfOps> float16_ops_{};
   std::array<MPI_Op, kHalfOps> bfloat16_ops_{};
+  // uint8, int8 and int16 move as MPI's types but reduce with libhvd's kernels: Open MPI 4.1's
+  // AVX reductions saturate 8- and 16-bit sums (200 + 200 = 255 in uint8, 127 instead of -124
+  // in int8, seen in runtime_probe_mpirun_np8), and every other backend wraps.
+  std::array<MPI_Op, kHalfOps> uint8_ops_{};
+  std::array<MPI_Op, kHalfOps> int8_ops_{};
+  std::array<MPI_Op, kHalfOps> int16_ops_{};
   int rank_ = 0;
   int size_ = 1;
   bool finalize_ = false;  // this object called MPI_Init_thread

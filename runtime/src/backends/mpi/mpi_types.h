@@ -23,6 +23,10 @@ inline MPI_Datatype builtin_type(DataType dtype) {
       return MPI_FLOAT;
     case DataType::kFloat64:
       return MPI_DOUBLE;
+    case DataType::kInt8:
+      return MPI_INT8_T;
+    case DataType::kInt16:
+      return MPI_INT16_T;
     case DataType::kFloat16:
     case DataType::kBFloat16:
       break;

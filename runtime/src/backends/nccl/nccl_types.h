@@ -28,6 +28,12 @@ inline ncclDataType_t nccl_dtype(DataType dtype) {
       return ncclFloat32;
     case DataType::kFloat64:
       return ncclFloat64;
+    case DataType::kInt8:
+      return ncclInt8;
+    case DataType::kInt16:
+      // NCCL has no 16-bit integer type; a reduction in another type would be wrong.
+      throw BackendError("NCCL has no int16 type: int16 CUDA tensors cannot be reduced or moved "
+                         "by the NCCL backend; use int32, or a CPU tensor");
   }
   throw InternalError(str_cat("unknown DataType ", static_cast<int>(dtype)));
 }

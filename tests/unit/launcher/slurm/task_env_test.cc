@@ -60,3 +60,13 @@ TEST_CASE("task_env: explicit rendezvous and the user's own settings win") {
   CHECK(env.at("MASTER_PORT") == "6000");
   CHECK(env.count("OMP_NUM_THREADS") == 0);
 }
+
+TEST_CASE("task_env: hvdrun's Python folders go in front of the task's PYTHONPATH") {
+  slurm::TaskEnvOptions o;
+  CHECK(slurm::task_env(task(0, 0, 0), o, {{"PYTHONPATH", "/mine"}}).count("PYTHONPATH") == 0);
+  o.python_dirs = {"/p/lib/hvdrun/python", "/p/lib/hvdrun/horovod-compat"};
+  CHECK(slurm::task_env(task(0, 0, 0), o, {}).at("PYTHONPATH") ==
+        "/p/lib/hvdrun/python:/p/lib/hvdrun/horovod-compat");
+  CHECK(slurm::task_env(task(0, 0, 0), o, {{"PYTHONPATH", "/mine:/more"}}).at("PYTHONPATH") ==
+        "/p/lib/hvdrun/python:/p/lib/hvdrun/horovod-compat:/mine:/more");
+}

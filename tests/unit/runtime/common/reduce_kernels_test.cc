@@ -118,6 +118,29 @@ TEST_CASE("reduce kernels: integer sums and products wrap instead of overflowing
         std::vector<uint8_t>{static_cast<uint8_t>(4400 % 256), static_cast<uint8_t>(561 % 256)});
 }
 
+TEST_CASE("reduce kernels: int8 and int16 wrap as their types do, and divide truncates") {
+  std::vector<int8_t> a = {127, -128, -7, 100};
+  const std::vector<int8_t> b = {1, -1, 3, 100};
+  hvd::reduce_into(a.data(), b.data(), 4, DataType::kInt8, ReduceOp::kSum);
+  CHECK(a == std::vector<int8_t>{-128, 127, -4, -56});
+  std::vector<int8_t> m = {-3, 5};
+  const std::vector<int8_t> n = {2, -9};
+  hvd::reduce_into(m.data(), n.data(), 2, DataType::kInt8, ReduceOp::kMin);
+  CHECK(m == std::vector<int8_t>{-3, -9});
+  std::vector<int16_t> c = {32767, 300, -5};
+  const std::vector<int16_t> d = {1, 300, 7};
+  hvd::reduce_into(c.data(), d.data(), 3, DataType::kInt16, ReduceOp::kProduct);
+  CHECK(c == std::vector<int16_t>{32767, static_cast<int16_t>(90000 - 65536 * 1), -35});
+  hvd::reduce_into(c.data(), d.data(), 3, DataType::kInt16, ReduceOp::kMax);
+  CHECK(c == std::vector<int16_t>{32767, 24464, 7});
+  std::vector<int16_t> e = {-7, 9};
+  hvd::divide(e.data(), e.size(), DataType::kInt16, 2);
+  CHECK(e == std::vector<int16_t>{-3, 4});
+  CHECK(hvd::dtype_size(DataType::kInt8) == 1);
+  CHECK(hvd::dtype_size(DataType::kInt16) == 2);
+  CHECK(hvd::dtype_name(DataType::kInt16) == "int16");
+}
+
 TEST_CASE("reduce kernels: scale for every dtype") {
   for (const DataType dt : test::kAllDtypes) {
     CAPTURE(dtype_name(dt));

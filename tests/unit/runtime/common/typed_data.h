@@ -20,8 +20,9 @@
 namespace hvd::test {
 
 inline constexpr DataType kAllDtypes[] = {
-    DataType::kUInt8,    DataType::kInt32,   DataType::kInt64,  DataType::kFloat16,
-    DataType::kBFloat16, DataType::kFloat32, DataType::kFloat64};
+    DataType::kUInt8,    DataType::kInt8,    DataType::kInt16,   DataType::kInt32,
+    DataType::kInt64,    DataType::kFloat16, DataType::kBFloat16, DataType::kFloat32,
+    DataType::kFloat64};
 inline constexpr ReduceOp kAllOps[] = {ReduceOp::kSum, ReduceOp::kAverage, ReduceOp::kMin,
                                        ReduceOp::kMax, ReduceOp::kProduct};
 
@@ -37,6 +38,10 @@ inline double get(DataType dt, const void* data, size_t i) {
   switch (dt) {
     case DataType::kUInt8:
       return *reinterpret_cast<const uint8_t*>(p);
+    case DataType::kInt8:
+      return *reinterpret_cast<const int8_t*>(p);
+    case DataType::kInt16:
+      return *reinterpret_cast<const int16_t*>(p);
     case DataType::kInt32:
       return *reinterpret_cast<const int32_t*>(p);
     case DataType::kInt64:
@@ -63,6 +68,12 @@ inline void put(DataType dt, void* data, size_t i, double v) {
   switch (dt) {
     case DataType::kUInt8:
       *reinterpret_cast<uint8_t*>(p) = static_cast<uint8_t>(wrapped);
+      return;
+    case DataType::kInt8:
+      *reinterpret_cast<int8_t*>(p) = static_cast<int8_t>(static_cast<uint8_t>(wrapped));
+      return;
+    case DataType::kInt16:
+      *reinterpret_cast<int16_t*>(p) = static_cast<int16_t>(static_cast<uint16_t>(wrapped));
       return;
     case DataType::kInt32:
       *reinterpret_cast<int32_t*>(p) = static_cast<int32_t>(static_cast<uint32_t>(wrapped));

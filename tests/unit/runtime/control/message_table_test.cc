@@ -100,10 +100,59 @@ TEST_CASE("message_table: alltoall rows must split evenly over the ranks") {
     } else {
       REQUIRE(r.kind == control::Response::Kind::kError);
       CHECK(r.error ==
-            "alltoall 'a2a.4': the first dimension (4) must be a multiple of the number of ranks "
-            "(3); uneven splits are not supported");
+            "alltoall 'a2a.4': the first dimension (4) of rank 0 must be a multiple of the number "
+            "of ranks (3) when it gives no splits");
     }
   }
+  // Equal blocks: the coordinator sends the whole matrix (2 rows from everyone to everyone).
+  for (int rank = 0; rank < 3; ++rank) {
+    control::Request r = req(rank, "a2a.even", {6, 2});
+    r.type = control::OpType::kAlltoall;
+    table.add(r);
+  }
+  CHECK(table.take_response("a2a.even").first_dims == std::vector<int64_t>(9, 2));
+}
+
+TEST_CASE("message_table: alltoall with splits sends every rank the whole matrix") {
+  control::MessageTable table(3);
+  // Rank j sends k + j rows to rank k: its first dimension is the sum, different per rank.
+  for (int rank = 0; rank < 3; ++rank) {
+    control::Request r = req(rank, "v", {3 + 3 * rank, 5});
+    r.type = control::OpType::kAlltoall;
+    r.splits = {rank, 1 + rank, 2 + rank};
+    table.add(r);
+  }
+  const control::Response r = table.take_response("v");
+  REQUIRE(r.kind == control::Response::Kind::kRun);
+  CHECK(r.first_dims == std::vector<int64_t>{0, 1, 2, 1, 2, 3, 2, 3, 4});
+
+  const auto fails = [&](const std::string& name, std::vector<int64_t> bad_splits,
+                         const std::string& why) {
+    for (int rank = 0; rank < 3; ++rank) {
+      control::Request q = req(rank, name, {3, rank == 1 ? 6 : 5});
+      q.type = control::OpType::kAlltoall;
+      q.shape = {3, 5};
+      q.splits = rank == 2 ? bad_splits : std::vector<int64_t>{1, 1, 1};
+      table.add(q);
+    }
+    const control::Response e = table.take_response(name);
+    CAPTURE(e.error);
+    REQUIRE(e.kind == control::Response::Kind::kError);
+    CHECK(e.error.find(why) != std::string::npos);
+  };
+  fails("sum", {1, 1, 2}, "rank 2 gave 3 splits adding up to 4 for 3 rows");
+  fails("count", {1, 2}, "rank 2 gave 2 splits adding up to 3 for 3 rows and 3 ranks");
+  fails("negative", {-1, 2, 2}, "(some negative)");
+  fails("mixed", {}, "every rank passes the same shape and no splits, or every rank passes");
+  // The rows' shape after the first dimension must agree.
+  for (int rank = 0; rank < 3; ++rank) {
+    control::Request q = req(rank, "tail", {3, rank == 1 ? 6 : 5});
+    q.type = control::OpType::kAlltoall;
+    q.splits = {1, 1, 1};
+    table.add(q);
+  }
+  CHECK(table.take_response("tail").error.find("shapes after the first dimension") !=
+        std::string::npos);
 }
 
 TEST_CASE(

@@ -21,12 +21,19 @@ TEST_CASE("nccl types: every dtype maps to the NCCL type of the same width and k
   CHECK(nccl::nccl_dtype(DataType::kBFloat16) == ncclBfloat16);
   CHECK(nccl::nccl_dtype(DataType::kFloat32) == ncclFloat32);
   CHECK(nccl::nccl_dtype(DataType::kFloat64) == ncclFloat64);
+  CHECK(nccl::nccl_dtype(DataType::kInt8) == ncclInt8);
   std::set<int> distinct;
-  for (DataType t : {DataType::kUInt8, DataType::kInt32, DataType::kInt64, DataType::kFloat16,
-                     DataType::kBFloat16, DataType::kFloat32, DataType::kFloat64}) {
+  for (DataType t : {DataType::kUInt8, DataType::kInt8, DataType::kInt32, DataType::kInt64,
+                     DataType::kFloat16, DataType::kBFloat16, DataType::kFloat32,
+                     DataType::kFloat64}) {
     distinct.insert(static_cast<int>(nccl::nccl_dtype(t)));
   }
-  CHECK(distinct.size() == 7);
+  CHECK(distinct.size() == 8);
+}
+
+TEST_CASE("nccl types: int16, which NCCL lacks, is a backend error that says so") {
+  CHECK_THROWS_WITH_AS(nccl::nccl_dtype(DataType::kInt16),
+                       doctest::Contains("NCCL has no int16 type"), hvd::BackendError);
 }
 
 TEST_CASE("nccl types: sum, min, max and product map, and average never reaches NCCL") {

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: Apache-2.0
+"""hvdrun.torch: Horovod 0.28's horovod.torch API over libhvd.
+
+    import hvdrun.torch as hvd          # or, under hvdrun --horovod-compat:
+    import horovod.torch as hvd
+
+Not yet here: process sets other than the global one, join(), SyncBatchNorm, Adasum and
+start_timeline/stop_timeline at run time; each raises NotImplementedError saying so.
+"""
+
+from .basics import (Adasum, Average, Max, Min, Product, Sum, ccl_built, cross_rank, cross_size,
+                     cuda_built, ddl_built, gloo_built, gloo_enabled, init, is_homogeneous,
+                     is_initialized, local_rank, local_size, mpi_built, mpi_enabled,
+                     mpi_threads_supported, nccl_built, rank, rocm_built, shutdown, size,
+                     start_timeline, stop_timeline)
+from .compression import Compression
+from .exceptions import HorovodInternalError, HostsUpdatedInterrupt
+from .functions import (allgather_object, broadcast_object, broadcast_optimizer_state,
+                        broadcast_parameters)
+from .mpi_ops import (allgather, allgather_async, allreduce, allreduce_, allreduce_async,
+                      allreduce_async_, alltoall, alltoall_async, barrier, broadcast, broadcast_,
+                      broadcast_async, broadcast_async_, grouped_allgather,
+                      grouped_allgather_async, grouped_allreduce, grouped_allreduce_,
+                      grouped_allreduce_async, grouped_allreduce_async_, grouped_reducescatter,
+                      grouped_reducescatter_async, join, poll, reducescatter,
+                      reducescatter_async, synchronize)
+from .optimizer import DistributedOptimizer
+from .process_sets import ProcessSet, add_process_set, global_process_set, remove_process_set
+
+
+class SyncBatchNorm:
+    """Not in hvdrun.torch yet."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError('hvdrun.torch: SyncBatchNorm is not supported yet')

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Horovod's helpers for starting training in step: parameters, optimizer state and arbitrary
+Python objects broadcast from one rank, and objects gathered from all."""
+
+import io
+import pickle
+
+import torch
+
+from .basics import size
+from .mpi_ops import allgather, broadcast_, broadcast_async_, synchronize
+from .process_sets import global_process_set, check_process_set
+
+
+def broadcast_parameters(params, root_rank, process_set=global_process_set):
+    """Overwrites `params` (a state_dict, or a list of tensors or (name, tensor) pairs such as
+    model.named_parameters()) with root_rank's values, in place."""
+    check_process_set(process_set)
+    if isinstance(params, dict):
+        params = sorted(params.items())
+    elif isinstance(params, list):
+        params = [p if isinstance(p, tuple) else (None, p) for p in params]
+    else:
+        raise ValueError('invalid params of type: %s' % type(params))
+    handles = []
+    for i, (name, p) in enumerate(params):
+        if p is None:
+            continue
+        # Unnamed tensors get their position: every rank lists the same parameters in order.
+        tensor = p.data if isinstance(p, torch.nn.Parameter) else p
+        handles.append(broadcast_async_(tensor, root_rank,
+                                        name='broadcast_parameters.%s' % (name or i)))
+    for h in handles:
+        synchronize(h)
+
+
+def broadcast_optimizer_state(optimizer, root_rank, model=None, process_set=global_process_set):
+    """Makes every rank's optimizer state (hyperparameters and per-parameter buffers) root_rank's.
+    The state travels as one pickled object; every rank must list its parameters in the same
+    order, as Horovod requires too."""
+    check_process_set(process_set)
+    if isinstance(optimizer, torch.optim.LBFGS):
+        raise ValueError('cannot broadcast torch.optim.LBFGS state')
+    state = broadcast_object(optimizer.state_dict(), root_rank,
+                             name='broadcast_optimizer_state')
+    optimizer.load_state_dict(state)
+
+
+def _to_bytes(obj):
+    buf = io.BytesIO()
+    pickle.dump(obj, buf)
+    return torch.frombuffer(bytearray(buf.getvalue()), dtype=torch.uint8)
+
+
+def broadcast_object(obj, root_rank=0, name=None, process_set=global_process_set):
+    """root_rank's `obj` (anything picklable), returned on every rank."""
+    check_process_set(process_set)
+    from .basics import rank
+    name = name or type(obj).__name__
+    payload = _to_bytes(obj) if rank() == root_rank else torch.empty(0, dtype=torch.uint8)
+    length = torch.tensor([payload.numel()], dtype=torch.int64)
+    broadcast_(length, root_rank, name='broadcast_object.%s.size' % name)
+    if rank() != root_rank:
+        payload = torch.empty(int(length.item()), dtype=torch.uint8)
+    broadcast_(payload, root_rank, name='broadcast_object.%s.data' % name)
+    return obj if rank() == root_rank else pickle.loads(payload.numpy().tobytes())
+
+
+def allgather_object(obj, name=None, process_set=global_process_set):
+    """Every rank's `obj` (anything picklable), as a list in rank order."""
+    check_process_set(process_set)
+    name = name or type(obj).__name__
+    payload = _to_bytes(obj)
+    lengths = allgather(torch.tensor([payload.numel()], dtype=torch.int64),
+                        name='allgather_object.%s.sizes' % name)
+    data = allgather(payload, name='allgather_object.%s.data' % name).numpy().tobytes()
+    out, offset = [], 0
+    for n in lengths.tolist():
+        out.append(pickle.loads(data[offset:offset + n]))
+        offset += n
+    assert len(out) == size()
+    return out

@@ -1,0 +1,230 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Horovod's DistributedOptimizer: each gradient's allreduce starts from a hook the moment
+autograd has accumulated it, so communication overlaps the rest of backward; step() waits for
+them all (synchronize) and then runs the wrapped optimizer."""
+
+import warnings
+from contextlib import contextmanager
+
+import torch
+
+from .basics import Adasum, Average, size
+from .compression import Compression
+from .mpi_ops import allreduce_async_, grouped_allreduce_async_, synchronize
+from .process_sets import global_process_set, check_process_set
+
+
+class _DistributedOptimizer(torch.optim.Optimizer):
+    def __init__(self, params, named_parameters, compression, backward_passes_per_step=1,
+                 op=Average, gradient_predivide_factor=1.0, groups=None, sparse_as_dense=False,
+                 process_set=global_process_set):
+        super(self.__class__, self).__init__(params)
+        check_process_set(process_set)
+        self._compression = compression
+        self.op = op
+        self.gradient_predivide_factor = gradient_predivide_factor
+        self.sparse_as_dense = sparse_as_dense
+        self.process_set = process_set
+
+        if named_parameters is not None:
+            named_parameters = list(named_parameters)
+        else:
+            named_parameters = [('allreduce.noname.%s.%s' % (i, j), v)
+                                for i, group in enumerate(self.param_groups)
+                                for j, v in enumerate(group['params'])]
+        if any(not isinstance(p, tuple) for p in named_parameters):
+            raise ValueError('named_parameters should be a sequence of tuples (name, parameter), '
+                             'usually produced by model.named_parameters().')
+        names = [k for k, _ in named_parameters]
+        if len(names) != len(set(names)):
+            raise ValueError('Parameter names in named_parameters must be unique.')
+        all_params = {id(v) for group in self.param_groups for v in group['params']}
+        named = {id(v) for _, v in named_parameters}
+        if len(all_params - named) > 0:
+            raise ValueError('named_parameters was specified, but one or more model parameters '
+                             'were not named. Python object ids: %s'
+                             % ', '.join(str(i) for i in all_params - named))
+
+        # Names are what every rank agrees on: the allreduce of a gradient is keyed by its
+        # parameter's name, whatever order the hooks fire in.
+        self._parameter_names = {v: 'allreduce.' + k for k, v in sorted(named_parameters)}
+        self.backward_passes_per_step = backward_passes_per_step
+        self._allreduce_delay = {v: backward_passes_per_step for _, v in sorted(named_parameters)}
+        self._handles = {}
+        self._grad_accs = []
+        self._requires_update = set()
+        self._synchronized = False
+        self._should_synchronize = True
+
+        self._groups = self._make_groups(groups)
+        self._group_of = {p: i for i, g in enumerate(self._groups or []) for p in g}
+        self._group_ready = {}
+
+        if size() > 1:
+            self._register_hooks()
+
+    def _make_groups(self, groups):
+        """None, a number of groups (parameters split evenly, in order), or lists of
+        parameters that are reduced together."""
+        if groups is None:
+            return None
+        params = [p for group in self.param_groups for p in group['params'] if p.requires_grad]
+        if isinstance(groups, int):
+            if groups <= 0:
+                raise ValueError('groups must be a positive number, got %d' % groups)
+            per = -(-len(params) // groups)
+            return [params[i:i + per] for i in range(0, len(params), per)]
+        if isinstance(groups, list):
+            listed = {p for g in groups for p in g}
+            out = [list(g) for g in groups]
+            out += [[p] for p in params if p not in listed]  # the rest, one by one
+            return out
+        raise ValueError('groups should be a number or a list of lists of parameters')
+
+    def _register_hooks(self):
+        for group in self.param_groups:
+            for p in group['params']:
+                if p.requires_grad:
+                    self._requires_update.add(p)
+                    # The AccumulateGrad node of p: its hook runs once p.grad is complete.
+                    grad_acc = p.expand_as(p).grad_fn.next_functions[0][0]
+                    grad_acc.register_hook(self._make_hook(p))
+                    self._grad_accs.append(grad_acc)
+
+    def _scale_factors(self):
+        if self.op == Average:
+            return 1.0 / self.gradient_predivide_factor, self.gradient_predivide_factor
+        return 1.0, 1.0
+
+    def _dense_grad(self, p):
+        if p.grad is None:
+            p.grad = p.data.new(p.size()).zero_()
+        if p.grad.is_sparse:
+            if not self.sparse_as_dense:
+                raise NotImplementedError('hvdrun.torch: sparse gradients are allreduced only with '
+                                          'sparse_as_dense=True')
+            p.grad = p.grad.to_dense()
+        return p.grad
+
+    def _allreduce_grad_async(self, p):
+        tensor = self._dense_grad(p)
+        compressed, ctx = self._compression.compress(tensor)
+        pre, post = self._scale_factors()
+        handle = allreduce_async_(compressed, name=self._parameter_names.get(p), op=self.op,
+                                  prescale_factor=pre, postscale_factor=post)
+        return handle, (compressed, ctx)
+
+    def _allreduce_group_async(self, index):
+        members = self._groups[index]
+        pairs = [self._compression.compress(self._dense_grad(p)) for p in members]
+        pre, post = self._scale_factors()
+        handle = grouped_allreduce_async_(
+            [c for c, _ in pairs], name='grouped.' + self._parameter_names.get(members[0]),
+            op=self.op, prescale_factor=pre, postscale_factor=post)
+        for i, p in enumerate(members):
+            self._handles[p] = (handle, (pairs[i][0], pairs[i][1], i))
+
+    def _make_hook(self, p):
+        def hook(*ignore):
+            if p in self._handles and self._handles[p][0] is not None:
+                if self._allreduce_delay[p] <= 0:
+                    raise AssertionError(
+                        'Gradients were computed more than backward_passes_per_step times '
+                        'before call to step(). Increase backward_passes_per_step to '
+                        'accumulate gradients locally.')
+            assert not p.grad.requires_grad
+            assert self._allreduce_delay[p] > 0
+            self._allreduce_delay[p] -= 1
+            if self._allreduce_delay[p] > 0:
+                self._handles[p] = (None, None)
+                return
+            if self._groups is None:
+                self._handles[p] = self._allreduce_grad_async(p)
+                return
+            index = self._group_of[p]
+            ready = self._group_ready.setdefault(index, set())
+            ready.add(p)
+            self._handles[p] = (None, None)
+            if len(ready) == len(self._groups[index]):
+                del self._group_ready[index]
+                self._allreduce_group_async(index)
+        return hook
+
+    def synchronize(self):
+        """Waits for every gradient's allreduce (starting those whose hooks did not fire) and
+        puts the results in p.grad."""
+        for p in self._requires_update - set(self._handles):
+            self._handles[p] = (None, None)
+        if self._groups is not None:
+            for index in {self._group_of[p] for p, (h, _) in self._handles.items() if h is None}:
+                self._group_ready.pop(index, None)
+                self._allreduce_group_async(index)
+        else:
+            for p, (handle, _) in list(self._handles.items()):
+                if handle is None:
+                    self._handles[p] = self._allreduce_grad_async(p)
+        results = {}
+        for p, (handle, ctx) in self._handles.items():
+            if handle not in results:
+                results[handle] = synchronize(handle)
+            output = results[handle]
+            if self._groups is not None:
+                output, ctx = output[ctx[2]], ctx[1]
+            else:
+                ctx = ctx[1]
+            self._allreduce_delay[p] = self.backward_passes_per_step
+            grad = self._compression.decompress(output, ctx)
+            if grad is not p.grad:
+                p.grad.copy_(grad)
+        self._handles.clear()
+        self._synchronized = True
+
+    @contextmanager
+    def skip_synchronize(self):
+        """step() inside this block does not synchronize (the caller did, e.g. to clip)."""
+        self._should_synchronize = False
+        try:
+            yield
+        finally:
+            self._should_synchronize = True
+
+    def step(self, closure=None):
+        if self._should_synchronize:
+            if self._synchronized:
+                warnings.warn('optimizer.step() called without optimizer.skip_synchronize() '
+                              'context after optimizer.synchronize(). This can cause training '
+                              'slowdown. You may want to consider using '
+                              'optimizer.skip_synchronize() context if you use '
+                              'optimizer.synchronize() in your code.')
+            self.synchronize()
+        self._synchronized = False
+        return super(self.__class__, self).step(closure)
+
+    def zero_grad(self, *args, **kwargs):
+        if self._handles:
+            raise AssertionError('optimizer.zero_grad() was called after loss.backward() but '
+                                 'before optimizer.step() or optimizer.synchronize(). This is '
+                                 'prohibited as it can cause a race condition.')
+        return super(self.__class__, self).zero_grad(*args, **kwargs)
+
+
+def DistributedOptimizer(optimizer, named_parameters=None, compression=Compression.none,
+                         backward_passes_per_step=1, op=Average, gradient_predivide_factor=1.0,
+                         num_groups=0, groups=None, sparse_as_dense=False,
+                         process_set=global_process_set):
+    """Wraps `optimizer` so that step() applies gradients averaged (op) over all ranks; see
+    Horovod 0.28's horovod.torch.DistributedOptimizer for every argument."""
+    if gradient_predivide_factor != 1.0 and op != Average:
+        raise ValueError('gradient_predivide_factor not supported with op != Average')
+    if op == Adasum:
+        raise NotImplementedError('hvdrun.torch: op=Adasum is not supported (libhvd has no '
+                                  'Adasum reduction); use Average or Sum')
+    if num_groups != 0:
+        warnings.warn('Parameter `num_groups` has been replaced by `groups` and will be removed '
+                      'in v0.23.0.', DeprecationWarning)
+        if groups is None:
+            groups = num_groups
+    cls = type(optimizer.__class__.__name__, (optimizer.__class__,),
+               dict(_DistributedOptimizer.__dict__))
+    return cls(optimizer.param_groups, named_parameters, compression, backward_passes_per_step,
+               op, gradient_predivide_factor, groups, sparse_as_dense, process_set)
