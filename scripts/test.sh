@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The whole test suite: installs what is missing, builds with warnings as errors, runs ctest.
-# Then a second tree with every optional dependency OFF (MPI, PMIx, CUDA, NCCL, Gloo),
+# Then a second tree with every optional dependency OFF (MPI, PMIx, CUDA, NCCL, Gloo, PyTorch),
 # so that the optional parts can never become required by accident. That tree is also the
 # sanitizer tree: clang with ASan+UBSan and libFuzzer's coverage, where the unit and process
 # tests run and every fuzz target a bounded number of runs over its seed corpus. A last, small
@@ -31,7 +31,7 @@ phase "main build (warnings are errors) and every test"
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600 "$@"
 
 without_optional=(-DHVD_WITH_MPI=OFF -DHVD_WITH_PMIX=OFF -DHVD_WITH_CUDA=OFF -DHVD_WITH_NCCL=OFF
-                  -DHVD_WITH_GLOO=OFF)
+                  -DHVD_WITH_GLOO=OFF -DHVD_WITH_TORCH=OFF)
 if [ "${HVD_TEST_SANITIZERS:-1}" = 0 ]; then
   phase "minimal build: every optional dependency OFF (sanitizers skipped: HVD_TEST_SANITIZERS=0)"
   HVD_BUILD_DIR="$build_dir-minimal" ./scripts/build.sh -DHVD_WERROR=ON "${without_optional[@]}"
