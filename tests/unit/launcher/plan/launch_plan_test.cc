@@ -38,7 +38,7 @@ plan::Endpoints endpoints() {
 }  // namespace
 
 TEST_CASE("launch_plan: identity, rendezvous and tunables for every rank") {
-  plan::MachineFacts facts{"box", four_cores(), {}, {}};
+  plan::MachineFacts facts{"box", four_cores(), {}, {}, {}};
   const plan::LaunchPlan p = plan::build_local_plan(config_for(2, binding::BindPolicy::kCore),
                                                     facts, endpoints(), "/bin/prog");
   REQUIRE(p.ranks.size() == 2);
@@ -60,7 +60,7 @@ TEST_CASE("launch_plan: identity, rendezvous and tunables for every rank") {
 
 TEST_CASE("launch_plan: variables the user set are left alone") {
   plan::MachineFacts facts{"box", four_cores(), {{"0", -1}, {"1", -1}},
-                           {{"OMP_NUM_THREADS", "3"}, {"PYTHONUNBUFFERED", "0"}}};
+                           {{"OMP_NUM_THREADS", "3"}, {"PYTHONUNBUFFERED", "0"}}, {}};
   const plan::LaunchPlan p = plan::build_local_plan(config_for(2, binding::BindPolicy::kNone),
                                                     facts, endpoints(), "/bin/prog");
   CHECK(p.ranks[0].env.count("OMP_NUM_THREADS") == 0);
@@ -71,7 +71,7 @@ TEST_CASE("launch_plan: variables the user set are left alone") {
 }
 
 TEST_CASE("launch_plan: unbound ranks share the cores for OMP_NUM_THREADS") {
-  plan::MachineFacts facts{"box", four_cores(), {}, {}};
+  plan::MachineFacts facts{"box", four_cores(), {}, {}, {}};
   const plan::LaunchPlan p = plan::build_local_plan(config_for(8, binding::BindPolicy::kAuto),
                                                     facts, endpoints(), "/bin/prog");
   CHECK(p.binding.policy == binding::BindPolicy::kNone);  // more ranks than cores
@@ -79,7 +79,7 @@ TEST_CASE("launch_plan: unbound ranks share the cores for OMP_NUM_THREADS") {
 }
 
 TEST_CASE("launch_plan: JSON for --dry-run") {
-  plan::MachineFacts facts{"box", four_cores(), {}, {}};
+  plan::MachineFacts facts{"box", four_cores(), {}, {}, {}};
   const auto j = plan::to_json(plan::build_local_plan(
       config_for(2, binding::BindPolicy::kCore), facts, endpoints(), "/bin/prog"));
   CHECK(j.at("size") == 2);
