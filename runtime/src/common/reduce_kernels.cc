@@ -64,15 +64,16 @@ inline uint16_t f2b(float f) {
   return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
 
-// The binary operations. Integer sums and products go through the unsigned type, where
-// wrap-around is defined.
+// The binary operations. Integer sums and products go through an unsigned type, where
+// wrap-around is defined: at least unsigned int, because a narrower unsigned type is promoted
+// to (signed) int first, and 65535 * 65535 overflows int (UBSan caught it for int16 products).
 template <typename T, bool = std::is_integral_v<T>>
 struct WideOf {
   using type = T;
 };
 template <typename T>
 struct WideOf<T, true> {
-  using type = std::make_unsigned_t<T>;
+  using type = decltype(std::make_unsigned_t<T>{} + 0u);
 };
 template <typename T>
 using Wide = typename WideOf<T>::type;
