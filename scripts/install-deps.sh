@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config      # toolchain
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev   # launcher
-  libssl-dev                                        # HMAC-SHA256 for the run secret's handshake
+  libsodium-dev                                     # HMAC-SHA256 for the run secret's handshake
   libhwloc-dev hwloc                                # CPU/NUMA binding
   libopenmpi-dev openmpi-bin libpmix-dev            # MPI and PMIx (controllers, tests, benchmark)
   slurm-wlm                                         # srun/sbatch, and the private test cluster

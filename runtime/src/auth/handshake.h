@@ -10,7 +10,7 @@
 //   acceptor -> initiator   confirm   = HMAC(K, A-label | purpose | nonce_a | nonce_i)
 //                                                                        (32 bytes)
 //
-// HMAC is HMAC-SHA256 (OpenSSL), compared in constant time. The acceptor's fresh nonce stops a
+// HMAC is HMAC-SHA256 (libsodium), compared in constant time. The acceptor's fresh nonce stops a
 // recorded response from being replayed; the initiator's stops a recorded confirmation; the two
 // labels stop a reflected MAC; `purpose` ("store", "ring") keeps a proof for one service from
 // being used at another. The acceptor answers a wrong response with nothing: it closes.
