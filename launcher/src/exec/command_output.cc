@@ -13,6 +13,7 @@
 #include <cstring>
 #include <thread>
 
+#include "exec/c_strings.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
@@ -20,14 +21,6 @@ namespace hvd::launcher::exec {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::vector<char*> c_strings(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  out.reserve(strings.size() + 1);
-  for (std::string& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
 
 // Between fork and exec: async-signal-safe calls only.
 [[noreturn]] void child_main(char* const* argv, char* const* envp, int out_fd) {

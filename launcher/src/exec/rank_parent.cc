@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "exec/c_strings.h"
 #include "exec/fd_limit.h"
 #include "exec/status_mirror.h"
 #include "hvd/error.h"
@@ -16,14 +17,6 @@
 
 namespace hvd::launcher::exec {
 namespace {
-
-std::vector<char*> c_strings(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  out.reserve(strings.size() + 1);
-  for (std::string& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
 
 // Between fork and exec: async-signal-safe calls only. An exec failure goes to the parent as
 // errno through `error_fd` (closed by a successful exec).

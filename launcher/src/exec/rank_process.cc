@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstring>
 
+#include "exec/c_strings.h"
 #include "exec/fd_limit.h"
 #include "hvd/error.h"
 
@@ -28,14 +29,6 @@ Pipe make_pipe() {
     throw LaunchError(str_cat("cannot create a pipe: ", std::strerror(errno)));
   }
   return {net::Fd(fds[0]), net::Fd(fds[1])};
-}
-
-std::vector<char*> c_strings(const std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  out.reserve(strings.size() + 1);
-  for (const std::string& s : strings) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
 }
 
 // Reports errno to the parent through the exec-error pipe and ends the child.
