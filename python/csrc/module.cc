@@ -115,45 +115,72 @@ PYBIND11_MODULE(_hvd_torch, m) {
   m.attr("CUDA_BUILT") = HVD_HAVE_GPU_BACKEND != 0;
   m.attr("VERSION") = HVD_VERSION;
 
+  // Every collective's last argument is the process set's id (0: all ranks).
   m.def("allreduce_async", [](const std::string& name, py::handle in, py::handle out, int op,
-                              double prescale, double postscale) {
+                              double prescale, double postscale, int set) {
     return g_handles.add(hvd::allreduce_async(name, tensor_view(in), tensor_view(out),
-                                              reduce_op(op), prescale, postscale));
+                                              reduce_op(op), prescale, postscale, set));
   });
   m.def("grouped_allreduce_async", [](const std::vector<std::string>& names, const py::list& in,
-                                      const py::list& out, int op) {
+                                      const py::list& out, int op, int set) {
     std::vector<int64_t> ids;
-    for (Handle& h : hvd::grouped_allreduce_async(names, views(in), views(out), reduce_op(op))) {
+    for (Handle& h :
+         hvd::grouped_allreduce_async(names, views(in), views(out), reduce_op(op), set)) {
       ids.push_back(g_handles.add(std::move(h)));
     }
     return ids;
   });
-  m.def("broadcast_async", [](const std::string& name, py::handle in, py::handle out, int root) {
-    return g_handles.add(hvd::broadcast_async(name, tensor_view(in), tensor_view(out), root));
-  });
-  m.def("allgather_async", [](const std::string& name, py::handle in) {
-    return g_handles.add(hvd::allgather_async(name, tensor_view(in)));
-  });
-  m.def("reducescatter_async", [](const std::string& name, py::handle in, py::handle out, int op) {
-    return g_handles.add(
-        hvd::reducescatter_async(name, tensor_view(in), tensor_view(out), reduce_op(op)));
-  });
-  m.def("alltoall_async", [](const std::string& name, py::handle in, py::handle out) {
-    return g_handles.add(hvd::alltoall_async(name, tensor_view(in), tensor_view(out)));
-  });
-  m.def("alltoallv_async",
-        [](const std::string& name, py::handle in, const std::vector<int64_t>& splits) {
-          return g_handles.add(hvd::alltoallv_async(name, tensor_view(in), splits));
+  m.def("broadcast_async",
+        [](const std::string& name, py::handle in, py::handle out, int root, int set) {
+          return g_handles.add(
+              hvd::broadcast_async(name, tensor_view(in), tensor_view(out), root, set));
         });
+  m.def("allgather_async", [](const std::string& name, py::handle in, int set) {
+    return g_handles.add(hvd::allgather_async(name, tensor_view(in), set));
+  });
+  m.def("reducescatter_async",
+        [](const std::string& name, py::handle in, py::handle out, int op, int set) {
+          return g_handles.add(hvd::reducescatter_async(name, tensor_view(in), tensor_view(out),
+                                                        reduce_op(op), set));
+        });
+  m.def("alltoall_async", [](const std::string& name, py::handle in, py::handle out, int set) {
+    return g_handles.add(hvd::alltoall_async(name, tensor_view(in), tensor_view(out), set));
+  });
+  m.def("alltoallv_async", [](const std::string& name, py::handle in,
+                              const std::vector<int64_t>& splits, int set) {
+    return g_handles.add(hvd::alltoallv_async(name, tensor_view(in), splits, set));
+  });
   m.def("received_splits", [](int64_t id) { return g_handles.get(id).received_splits(); });
-  m.def("barrier", [] {
+  m.def("barrier", [](int set) {
     Status s;
     {
       py::gil_scoped_release unlocked;
-      s = hvd::barrier();
+      s = hvd::barrier(set);
     }
     check(s);
   });
+
+  m.def("add_process_set", [](const std::vector<int>& ranks) {
+    Status s;
+    int id = -1;
+    {
+      py::gil_scoped_release unlocked;
+      s = hvd::add_process_set(ranks, &id);
+    }
+    check(s);
+    return id;
+  });
+  m.def("remove_process_set", [](int id) {
+    Status s;
+    {
+      py::gil_scoped_release unlocked;
+      s = hvd::remove_process_set(id);
+    }
+    check(s);
+  });
+  m.def("process_set_ranks", &hvd::process_set_ranks);
+  m.def("process_set_rank", &hvd::process_set_rank);
+  m.def("process_set_ids", &hvd::process_set_ids);
 
   m.def("poll", [](int64_t id) { return g_handles.get(id).poll(); });
   m.def("wait", &wait);

@@ -354,7 +354,6 @@ def check_errors(r, n):
     raises(ValueError, lambda: hvd.poll(10 ** 9), 'poll of an unknown handle')
     check(hvd.synchronize(10 ** 9) is None, 'synchronize of an unknown handle gives None')
     raises(NotImplementedError, lambda: hvd.join(), 'join says it is not supported')
-    raises(NotImplementedError, lambda: hvd.add_process_set([0]), 'process sets: not yet')
     raises(NotImplementedError, lambda: hvd.start_timeline('/tmp/x.json'), 'start_timeline')
     raises(NotImplementedError, lambda: hvd.SyncBatchNorm(4), 'SyncBatchNorm: not yet')
     raises(TypeError, lambda: hvd.allreduce(torch.ones(2, dtype=torch.complex64)),
@@ -381,6 +380,105 @@ def check_errors(r, n):
          torch.full((3,), float(n)), 'a collective after the errors')
     hvd.barrier()
     check(True, 'barrier returns')
+
+
+def check_process_sets(r, n):
+    """Every collective in a process set (the even ranks, the odd ranks), with the set's own
+    rank numbering; the same name in a set and in the global set at once; the errors."""
+    unregistered = hvd.ProcessSet([0])
+    check(unregistered.size() is None and unregistered.included() is None,
+          'an unregistered set answers None')
+    raises(ValueError, lambda: hvd.allreduce(torch.ones(1), process_set=unregistered),
+           'a collective in an unregistered set')
+    check(hvd.global_process_set.size() == n and hvd.global_process_set.rank() == r,
+          'the global set: size and rank')
+    raises(ValueError, lambda: hvd.remove_process_set(hvd.global_process_set),
+           'the global set cannot be removed')
+    if n == 1:
+        # The only possible set is every rank, which the global set already is.
+        raises(ValueError, lambda: hvd.add_process_set([0]), 'a set of every rank is set 0')
+        return
+    evens = [k for k in range(n) if k % 2 == 0]
+    odds = [k for k in range(n) if k % 2 == 1]
+    even_set = hvd.add_process_set(evens)                      # a list of ranks
+    odd_set = hvd.add_process_set(hvd.ProcessSet(odds[::-1]))  # a ProcessSet, any order
+    mine, other = (even_set, odd_set) if r % 2 == 0 else (odd_set, even_set)
+    members = mine.ranks
+    m, p = len(members), members.index(r)
+    check(mine.included() and not other.included(), 'included()')
+    check(mine.size() == m and mine.rank() == p, 'size() and rank() in the set')
+    check(other.rank() == -1, "rank() in a set this rank is not in is -1")
+    raises(ValueError, lambda: hvd.add_process_set(evens), 'a duplicate set')
+    raises(ValueError, lambda: hvd.add_process_set([0, n]), 'a rank outside the world')
+    raises(ValueError, lambda: hvd.add_process_set(even_set), 'a set registered already')
+    for dtype in DTYPES:
+        mine_v = values((17,), dtype, r)
+        want = None
+        for k in members:
+            v = values((17,), torch.float64 if dtype.is_floating_point else torch.int64, k)
+            want = v if want is None else want + v
+        same(hvd.allreduce(mine_v, op=hvd.Sum, process_set=mine), want.to(dtype),
+             'allreduce in a set %s' % dtype, tol_for(dtype))
+        if dtype.is_floating_point:
+            same(hvd.allreduce(mine_v, process_set=mine), (want / m).to(dtype),
+                 'average in a set %s' % dtype, tol_for(dtype))
+        same(hvd.allgather(rows_of(r, dtype), process_set=mine),
+             torch.cat([rows_of(k, dtype) for k in members]), 'allgather in a set %s' % dtype)
+        root = members[-1]
+        same(hvd.broadcast(values((4,), dtype, r), root, process_set=mine),
+             values((4,), dtype, root), 'broadcast from global rank %d in a set' % root)
+    # Alltoall: set rank q gets block q; reducescatter: this rank's rows.
+    send = torch.arange(2 * m).reshape(2 * m, 1) + 100 * r
+    same(hvd.alltoall(send, process_set=mine),
+         torch.cat([(torch.arange(2 * m).reshape(2 * m, 1) + 100 * k)[2 * p:2 * p + 2]
+                    for k in members]), 'alltoall in a set')
+    # Uneven: q + 1 rows to set rank q, each saying which global rank sent it.
+    splits = [q + 1 for q in range(m)]
+    out, received = hvd.alltoall(torch.full((sum(splits),), r), splits=splits, process_set=mine)
+    same(out, torch.cat([torch.full((p + 1,), k) for k in members]), 'uneven alltoall in a set')
+    check(received.tolist() == [p + 1] * m, 'alltoall received splits in a set')
+    rows = torch.ones(m + 1, 2, dtype=torch.int64) * (r + 1)
+    got = hvd.reducescatter(rows, op=hvd.Sum, process_set=mine)
+    same(got, torch.full((2 if p == 0 else 1, 2), sum(k + 1 for k in members), dtype=torch.int64),
+         'reducescatter in a set')
+    # Gradients flow within the set: allreduce's is the set's average.
+    x = torch.ones(3, requires_grad=True)
+    (hvd.allreduce(x, process_set=mine) * (r + 1)).sum().backward()
+    same(x.grad, torch.full((3,), sum(k + 1 for k in members) / m), 'allreduce grad in a set',
+         1e-6)
+    # The same name in the set and the global set at once: names are per set.
+    h_set = hvd.allreduce_async(torch.ones(2), name='both', op=hvd.Sum, process_set=mine)
+    h_all = hvd.allreduce_async(torch.ones(2), name='both', op=hvd.Sum)
+    same(hvd.synchronize(h_set), torch.full((2,), float(m)), 'a name in the set')
+    same(hvd.synchronize(h_all), torch.full((2,), float(n)), 'the same name in the global set')
+    check(hvd.broadcast_object('from %d' % members[0], root_rank=members[0], process_set=mine)
+          == 'from %d' % members[0], 'broadcast_object in a set')
+    check(hvd.allgather_object(r, process_set=mine) == members, 'allgather_object in a set')
+    raises(ValueError, lambda: hvd.allreduce(torch.ones(1), process_set=hvd.ProcessSet([99])),
+           'a set never added')
+    raises(hvd.HorovodInternalError, lambda: hvd.allreduce(torch.ones(1), process_set=other),
+           'a set this rank is not in')
+    # DistributedOptimizer over a set: the set's members end with the same weights.
+    torch.manual_seed(7)
+    model = torch.nn.Linear(3, 1)
+    opt = hvd.DistributedOptimizer(torch.optim.SGD(model.parameters(), lr=0.1),
+                                   named_parameters=model.named_parameters(), process_set=mine)
+    model(torch.full((2, 3), float(r))).sum().backward()
+    opt.step()
+    w = hvd.allgather(model.weight.detach(), process_set=mine)
+    check(bool((w == w[0]).all()), 'DistributedOptimizer in a set: same weights on its ranks')
+    hvd.barrier(process_set=mine)
+    check(hvd.remove_process_set(odd_set) and hvd.remove_process_set(even_set),
+          'remove_process_set returns True')
+    check(hvd.remove_process_set(even_set) is False, 'removing a removed set returns False')
+    check(even_set.process_set_id is None and even_set.size() is None, 'a removed set is invalid')
+    again = hvd.add_process_set(evens)
+    if r % 2 == 0:
+        same(hvd.allreduce(torch.ones(1), op=hvd.Sum, process_set=again),
+             torch.full((1,), float(len(evens))), 'a set added again')
+    else:
+        check(not again.included(), 'a set added again: not included')
+    hvd.remove_process_set(again)
 
 
 def check_helpers(r, n):
@@ -518,7 +616,7 @@ def main():
     r, n = hvd.rank(), hvd.size()
     for part in (check_queries, check_allreduce, check_grouped_allreduce, check_allgather,
                  check_broadcast, check_alltoall, check_reducescatter, check_gradients,
-                 check_errors, check_helpers, check_optimizer, check_cuda):
+                 check_errors, check_process_sets, check_helpers, check_optimizer, check_cuda):
         part(r, n)
     check_reinit()
     hvd.shutdown()

@@ -4,8 +4,8 @@
     import hvdrun.torch as hvd          # or, under hvdrun --horovod-compat:
     import horovod.torch as hvd
 
-Not yet here: process sets other than the global one, join(), SyncBatchNorm, Adasum and
-start_timeline/stop_timeline at run time; each raises NotImplementedError saying so.
+Not yet here: join(), SyncBatchNorm, Adasum and start_timeline/stop_timeline at run time;
+each raises NotImplementedError saying so.
 """
 
 from .basics import (Adasum, Average, Max, Min, Product, Sum, ccl_built, cross_rank, cross_size,

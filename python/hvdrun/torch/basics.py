@@ -50,33 +50,42 @@ def op_from(op, average):
 
 def init(comm=None, process_sets=None):
     """Finds the other ranks (through hvdrun's environment, PMIx, MPI, or alone) and starts
-    libhvd. Works again after shutdown(). `comm` (an MPI communicator list) and `process_sets`
-    are Horovod's; hvdrun.torch has the global set only."""
+    libhvd. Works again after shutdown(). `process_sets`: Horovod's static process sets, a list
+    of ProcessSet objects registered here on every rank (or "dynamic", which changes nothing:
+    add_process_set() always works). `comm` (an MPI communicator, or a list of ranks) must span
+    every rank: libhvd's world is the job's, and a subset is a process set."""
     global _homogeneous
-    if comm is not None and list(comm) != list(range(len(comm))):
+    if comm is not None and not hasattr(comm, 'Get_size') and list(comm) != list(range(len(comm))):
         raise NotImplementedError('hvdrun.torch: init(comm=...) with a subset of ranks is not '
-                                  'supported; process sets are not available yet')
-    if process_sets:
-        raise NotImplementedError('hvdrun.torch: process sets are not available yet')
-    from . import mpi_ops
+                                  'supported; make that subset a process set instead')
+    if process_sets is not None and process_sets != 'dynamic' and not isinstance(
+            process_sets, (list, tuple)):
+        raise ValueError('hvdrun.torch: init(process_sets=...) takes a list of ProcessSet '
+                         'objects or "dynamic"')
+    from . import mpi_ops, process_sets as _sets
     if _lib.is_initialized():
         return  # as libhvd: a second init does nothing
     mpi_ops._reset()
     _lib.init()
+    _sets._init_global()
     # Horovod computes this at init: whether every node runs the same number of ranks.
     counts = mpi_ops.allgather(torch.tensor([_lib.local_size()], dtype=torch.int32),
                                name='hvdrun.init.local_sizes')
     _homogeneous = bool((counts == counts[0]).all())
+    if isinstance(process_sets, (list, tuple)):
+        for ps in process_sets:
+            _sets.add_process_set(ps)
 
 
 def shutdown():
     """Stops libhvd; operations still in flight fail. init() may be called again."""
     global _homogeneous
-    from . import mpi_ops
+    from . import mpi_ops, process_sets as _sets
     try:
         _lib.shutdown()  # fails what is still in flight; only then drop the tensors it used
     finally:
         mpi_ops._reset()
+        _sets._forget_all()
         _homogeneous = None
 
 

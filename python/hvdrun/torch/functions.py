@@ -7,15 +7,14 @@ import pickle
 
 import torch
 
-from .basics import size
 from .mpi_ops import allgather, broadcast_, broadcast_async_, synchronize
-from .process_sets import global_process_set, check_process_set
+from .process_sets import global_process_set, process_set_id, set_size
 
 
 def broadcast_parameters(params, root_rank, process_set=global_process_set):
     """Overwrites `params` (a state_dict, or a list of tensors or (name, tensor) pairs such as
     model.named_parameters()) with root_rank's values, in place."""
-    check_process_set(process_set)
+    process_set_id(process_set)
     if isinstance(params, dict):
         params = sorted(params.items())
     elif isinstance(params, list):
@@ -29,7 +28,8 @@ def broadcast_parameters(params, root_rank, process_set=global_process_set):
         # Unnamed tensors get their position: every rank lists the same parameters in order.
         tensor = p.data if isinstance(p, torch.nn.Parameter) else p
         handles.append(broadcast_async_(tensor, root_rank,
-                                        name='broadcast_parameters.%s' % (name or i)))
+                                        name='broadcast_parameters.%s' % (name or i),
+                                        process_set=process_set))
     for h in handles:
         synchronize(h)
 
@@ -38,11 +38,11 @@ def broadcast_optimizer_state(optimizer, root_rank, model=None, process_set=glob
     """Makes every rank's optimizer state (hyperparameters and per-parameter buffers) root_rank's.
     The state travels as one pickled object; every rank must list its parameters in the same
     order, as Horovod requires too."""
-    check_process_set(process_set)
+    process_set_id(process_set)
     if isinstance(optimizer, torch.optim.LBFGS):
         raise ValueError('cannot broadcast torch.optim.LBFGS state')
     state = broadcast_object(optimizer.state_dict(), root_rank,
-                             name='broadcast_optimizer_state')
+                             name='broadcast_optimizer_state', process_set=process_set)
     optimizer.load_state_dict(state)
 
 
@@ -54,29 +54,32 @@ def _to_bytes(obj):
 
 def broadcast_object(obj, root_rank=0, name=None, process_set=global_process_set):
     """root_rank's `obj` (anything picklable), returned on every rank."""
-    check_process_set(process_set)
+    process_set_id(process_set)
     from .basics import rank
     name = name or type(obj).__name__
     payload = _to_bytes(obj) if rank() == root_rank else torch.empty(0, dtype=torch.uint8)
     length = torch.tensor([payload.numel()], dtype=torch.int64)
-    broadcast_(length, root_rank, name='broadcast_object.%s.size' % name)
+    broadcast_(length, root_rank, name='broadcast_object.%s.size' % name,
+               process_set=process_set)
     if rank() != root_rank:
         payload = torch.empty(int(length.item()), dtype=torch.uint8)
-    broadcast_(payload, root_rank, name='broadcast_object.%s.data' % name)
+    broadcast_(payload, root_rank, name='broadcast_object.%s.data' % name,
+               process_set=process_set)
     return obj if rank() == root_rank else pickle.loads(payload.numpy().tobytes())
 
 
 def allgather_object(obj, name=None, process_set=global_process_set):
     """Every rank's `obj` (anything picklable), as a list in rank order."""
-    check_process_set(process_set)
+    process_set_id(process_set)
     name = name or type(obj).__name__
     payload = _to_bytes(obj)
     lengths = allgather(torch.tensor([payload.numel()], dtype=torch.int64),
-                        name='allgather_object.%s.sizes' % name)
-    data = allgather(payload, name='allgather_object.%s.data' % name).numpy().tobytes()
+                        name='allgather_object.%s.sizes' % name, process_set=process_set)
+    data = allgather(payload, name='allgather_object.%s.data' % name,
+                     process_set=process_set).numpy().tobytes()
     out, offset = [], 0
     for n in lengths.tolist():
         out.append(pickle.loads(data[offset:offset + n]))
         offset += n
-    assert len(out) == size()
+    assert len(out) == set_size(process_set)
     return out

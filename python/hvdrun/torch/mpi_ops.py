@@ -9,10 +9,10 @@ import torch
 
 from . import _hvd_torch as _lib
 from . import wire
-from .basics import Average, Sum, lib_op, op_from, rank, size
+from .basics import Average, Sum, lib_op, op_from, rank
 from .compression import Compression
 from .exceptions import HorovodInternalError
-from .process_sets import global_process_set, check_process_set
+from .process_sets import global_process_set, process_set_id, set_rank, set_size
 
 
 class _Pending:
@@ -26,21 +26,25 @@ class _Pending:
 
 _pending = {}
 _handles = itertools.count(1)
-_unnamed = itertools.count()
+_unnamed = {}  # per process set id: a counter
 
 
 def _reset():
     """Forgets everything in flight; init() and shutdown() call it, as Horovod resets its map."""
-    global _handles, _unnamed
+    global _handles
     _pending.clear()
     _handles = itertools.count(1)
-    _unnamed = itertools.count()
+    _unnamed.clear()
 
 
-def _name(name, kind):
-    # Ranks issue unnamed operations in the same order, so the same counter value names the
-    # same tensor everywhere (Horovod numbers them by handle the same way).
-    return name if name is not None else '%s.noname.%d' % (kind, next(_unnamed))
+def _name(name, kind, ps=0):
+    # The ranks of a set issue its unnamed operations in the same order, so the same counter
+    # value names the same tensor on each of them. One counter per set: a rank's operations in
+    # other sets must not shift the numbers (Horovod's single counter does).
+    if name is not None:
+        return name
+    counter = _unnamed.setdefault(ps, itertools.count())
+    return '%s.noname.%d' % (kind, next(counter))
 
 
 def _submit(enqueue, keep, finish):
@@ -83,12 +87,12 @@ def synchronize(handle):
 
 def _allreduce_async(tensor, output, name, op, prescale_factor, postscale_factor, process_set):
     """output None: out of place. Otherwise `output` is `tensor` (the in-place forms)."""
-    check_process_set(process_set)
+    ps = process_set_id(process_set)
     lop = lib_op(op)
     src = wire.for_reduction(tensor)
     dst = src if output is not None else torch.empty_like(src)
     wire.ready(src)
-    name = _name(name, 'allreduce')
+    name = _name(name, 'allreduce', ps)
 
     def finish(_):
         if output is None:
@@ -98,7 +102,7 @@ def _allreduce_async(tensor, output, name, op, prescale_factor, postscale_factor
         return tensor
 
     return _submit(lambda: _lib.allreduce_async(name, src, dst, lop, float(prescale_factor),
-                                                float(postscale_factor)),
+                                                float(postscale_factor), ps),
                    (tensor, src, dst), finish)
 
 
@@ -157,12 +161,12 @@ def allreduce(tensor, average=None, name=None, compression=Compression.none, op=
 
 def _grouped_allreduce_async(tensors, in_place, name, op, prescale_factor, postscale_factor,
                              process_set):
-    check_process_set(process_set)
+    ps = process_set_id(process_set)
     tensors = list(tensors)
     if not tensors:
         raise ValueError('hvdrun.torch: a grouped allreduce needs at least one tensor')
     lop = lib_op(op)
-    base = _name(name, 'grouped_allreduce')
+    base = _name(name, 'grouped_allreduce', ps)
     names = ['%s.%d' % (base, i) for i in range(len(tensors))]
     srcs = []
     for t in tensors:
@@ -187,7 +191,7 @@ def _grouped_allreduce_async(tensors, in_place, name, op, prescale_factor, posts
                 results.append(wire.back(d, t.dtype))
         return results
 
-    return _submit(lambda: list(_lib.grouped_allreduce_async(names, srcs, dsts, lop)),
+    return _submit(lambda: list(_lib.grouped_allreduce_async(names, srcs, dsts, lop, ps)),
                    (tensors, srcs, dsts), finish)
 
 
@@ -250,13 +254,13 @@ def _gathered(tensor, lib_id, moved_dtype):
 
 def allgather_async(tensor, name=None, process_set=global_process_set):
     """Starts an allgather (concatenation along the first dimension, which may differ)."""
-    check_process_set(process_set)
+    ps = process_set_id(process_set)
     if tensor.dim() == 0:
         raise ValueError('hvdrun.torch: allgather needs a tensor of at least one dimension')
     src = wire.for_moving(tensor)
     wire.ready(src)
-    name = _name(name, 'allgather')
-    return _submit(lambda: _lib.allgather_async(name, src), (tensor, src),
+    name = _name(name, 'allgather', ps)
+    return _submit(lambda: _lib.allgather_async(name, src, ps), (tensor, src),
                    lambda p: _gathered(tensor, p.ids[0], src.dtype))
 
 
@@ -271,8 +275,9 @@ class _AllgatherFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         reduced = allreduce(grad_output.contiguous(), average=True, process_set=ctx.process_set)
-        rows = allgather(torch.tensor([ctx.rows], dtype=torch.int64)).view(-1)
-        offset = int(rows[:rank()].sum())
+        rows = allgather(torch.tensor([ctx.rows], dtype=torch.int64),
+                         process_set=ctx.process_set).view(-1)
+        offset = int(rows[:set_rank(ctx.process_set)].sum())
         return reduced.narrow(0, offset, ctx.rows), None, None
 
 
@@ -283,16 +288,16 @@ def allgather(tensor, name=None, process_set=global_process_set):
 
 def grouped_allgather_async(tensors, name=None, process_set=global_process_set):
     """Starts allgathers of several tensors; one handle, a list as its result."""
-    check_process_set(process_set)
+    ps = process_set_id(process_set)
     tensors = list(tensors)
-    base = _name(name, 'grouped_allgather')
+    base = _name(name, 'grouped_allgather', ps)
     srcs = [wire.for_moving(t) for t in tensors]
     for s in srcs:
         if s.dim() == 0:
             raise ValueError('hvdrun.torch: allgather needs tensors of at least one dimension')
         wire.ready(s)
     return _submit(
-        lambda: [_lib.allgather_async('%s.%d' % (base, i), s) for i, s in enumerate(srcs)],
+        lambda: [_lib.allgather_async('%s.%d' % (base, i), s, ps) for i, s in enumerate(srcs)],
         (tensors, srcs),
         lambda p: [_gathered(t, i, s.dtype) for t, i, s in zip(tensors, p.ids, srcs)])
 
@@ -304,12 +309,12 @@ def grouped_allgather(tensors, name=None, process_set=global_process_set):
 # ---- broadcast -------------------------------------------------------------------------------
 
 def _broadcast_async(tensor, in_place, root_rank, name, process_set):
-    check_process_set(process_set)
+    ps = process_set_id(process_set)
     src = wire.for_moving(tensor)
     dst = src if in_place else torch.empty_like(src)
     wire.ready(src)
-    name = _name(name, 'broadcast')
-    return _submit(lambda: _lib.broadcast_async(name, src, dst, int(root_rank)),
+    name = _name(name, 'broadcast', ps)
+    return _submit(lambda: _lib.broadcast_async(name, src, dst, int(root_rank), ps),
                    (tensor, src, dst),
                    lambda _: tensor if in_place else wire.back(dst, tensor.dtype))
 
@@ -366,15 +371,16 @@ def alltoall_async(tensor, splits=None, name=None, process_set=global_process_se
     """Starts an alltoall; synchronize() gives (output, received_splits). Without splits the
     first dimension is split in equal blocks (it must be a multiple of the ranks, and every
     rank passes the same shape); with splits, splits[r] rows go to rank r, uneven or not."""
-    check_process_set(process_set)
+    ps = process_set_id(process_set)
     counts = _splits_list(tensor, splits)
     src = wire.for_moving(tensor)
     wire.ready(src)
-    name = _name(name, 'alltoall')
+    name = _name(name, 'alltoall', ps)
     if counts is None:
         dst = torch.empty_like(src)
-        received = torch.full((size(),), tensor.shape[0] // size(), dtype=torch.int32)
-        return _submit(lambda: _lib.alltoall_async(name, src, dst), (tensor, src, dst),
+        n = set_size(process_set)
+        received = torch.full((n,), tensor.shape[0] // n, dtype=torch.int32)
+        return _submit(lambda: _lib.alltoall_async(name, src, dst, ps), (tensor, src, dst),
                        lambda _: (wire.back(dst, tensor.dtype), received))
 
     def finish(pending):
@@ -382,7 +388,7 @@ def alltoall_async(tensor, splits=None, name=None, process_set=global_process_se
         received = torch.tensor(_lib.received_splits(lib_id), dtype=torch.int32)
         return _gathered(tensor, lib_id, src.dtype), received
 
-    return _submit(lambda: _lib.alltoallv_async(name, src, counts), (tensor, src), finish)
+    return _submit(lambda: _lib.alltoallv_async(name, src, counts, ps), (tensor, src), finish)
 
 
 class _AlltoallFunction(torch.autograd.Function):
@@ -416,25 +422,27 @@ def _scatter_rows(rows, n, r):
     return rows // n + (1 if r < rows % n else 0)
 
 
-def _reducescatter_enqueue(tensor, name, lop, prescale_factor):
+def _reducescatter_enqueue(tensor, name, lop, prescale_factor, process_set):
     if tensor.dim() == 0:
         raise ValueError('hvdrun.torch: reducescatter needs a tensor of at least one dimension')
     src = wire.for_reduction(tensor)
     if prescale_factor != 1.0:  # libhvd's reducescatter has no scale factors
         src = wire.scale_(src.clone() if src is tensor else src, prescale_factor)
-    shape = (_scatter_rows(src.shape[0], size(), rank()),) + tuple(src.shape[1:])
+    ps = process_set_id(process_set)
+    shape = ((_scatter_rows(src.shape[0], set_size(process_set), set_rank(process_set)),)
+             + tuple(src.shape[1:]))
     dst = torch.empty(shape, dtype=src.dtype, device=src.device)
     wire.ready(src)
-    return src, dst, lambda: _lib.reducescatter_async(name, src, dst, lop)
+    return src, dst, lambda: _lib.reducescatter_async(name, src, dst, lop, ps)
 
 
 def reducescatter_async(tensor, name=None, op=Average, process_set=global_process_set,
                         prescale_factor=1.0, postscale_factor=1.0):
     """Starts a reduction of `tensor` whose result is scattered by rows over the ranks."""
-    check_process_set(process_set)
     lop = lib_op(op)
-    src, dst, enqueue = _reducescatter_enqueue(tensor, _name(name, 'reducescatter'), lop,
-                                               prescale_factor)
+    src, dst, enqueue = _reducescatter_enqueue(
+        tensor, _name(name, 'reducescatter', process_set_id(process_set)), lop, prescale_factor,
+        process_set)
     return _submit(enqueue, (tensor, src, dst),
                    lambda _: wire.back(wire.scale_(dst, postscale_factor), tensor.dtype))
 
@@ -453,7 +461,7 @@ class _ReducescatterFunction(torch.autograd.Function):
     def backward(ctx, grad_output):
         grad = allgather(grad_output.contiguous(), process_set=ctx.process_set)
         if ctx.op == Average:
-            grad = grad / size()
+            grad = grad / set_size(ctx.process_set)
         return grad, None, None, None, None, None
 
 
@@ -469,11 +477,10 @@ def reducescatter(tensor, name=None, compression=Compression.none, op=Average,
 def grouped_reducescatter_async(tensors, name=None, op=Average, process_set=global_process_set,
                                 prescale_factor=1.0, postscale_factor=1.0):
     """Starts reducescatters of several tensors; one handle, a list as its result."""
-    check_process_set(process_set)
     lop = lib_op(op)
     tensors = list(tensors)
-    base = _name(name, 'grouped_reducescatter')
-    parts = [_reducescatter_enqueue(t, '%s.%d' % (base, i), lop, prescale_factor)
+    base = _name(name, 'grouped_reducescatter', process_set_id(process_set))
+    parts = [_reducescatter_enqueue(t, '%s.%d' % (base, i), lop, prescale_factor, process_set)
              for i, t in enumerate(tensors)]
     return _submit(lambda: [enqueue() for _, _, enqueue in parts], (tensors, parts),
                    lambda _: [wire.back(wire.scale_(dst, postscale_factor), t.dtype)
@@ -494,9 +501,9 @@ def grouped_reducescatter(tensors, name=None, compression=Compression.none, op=A
 
 def barrier(process_set=global_process_set):
     """Returns once every rank has called barrier()."""
-    check_process_set(process_set)
+    ps = process_set_id(process_set)
     try:
-        _lib.barrier()
+        _lib.barrier(ps)
     except RuntimeError as e:
         raise HorovodInternalError(str(e))
 

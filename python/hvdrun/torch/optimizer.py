@@ -8,10 +8,10 @@ from contextlib import contextmanager
 
 import torch
 
-from .basics import Adasum, Average, size
+from .basics import Adasum, Average
 from .compression import Compression
 from .mpi_ops import allreduce_async_, grouped_allreduce_async_, synchronize
-from .process_sets import global_process_set, check_process_set
+from .process_sets import global_process_set, process_set_id, set_size
 
 
 class _DistributedOptimizer(torch.optim.Optimizer):
@@ -19,7 +19,7 @@ class _DistributedOptimizer(torch.optim.Optimizer):
                  op=Average, gradient_predivide_factor=1.0, groups=None, sparse_as_dense=False,
                  process_set=global_process_set):
         super(self.__class__, self).__init__(params)
-        check_process_set(process_set)
+        process_set_id(process_set)  # registered: ValueError now rather than at the first step
         self._compression = compression
         self.op = op
         self.gradient_predivide_factor = gradient_predivide_factor
@@ -60,7 +60,7 @@ class _DistributedOptimizer(torch.optim.Optimizer):
         self._group_of = {p: i for i, g in enumerate(self._groups or []) for p in g}
         self._group_ready = {}
 
-        if size() > 1:
+        if set_size(process_set) > 1:
             self._register_hooks()
 
     def _make_groups(self, groups):
@@ -111,7 +111,8 @@ class _DistributedOptimizer(torch.optim.Optimizer):
         compressed, ctx = self._compression.compress(tensor)
         pre, post = self._scale_factors()
         handle = allreduce_async_(compressed, name=self._parameter_names.get(p), op=self.op,
-                                  prescale_factor=pre, postscale_factor=post)
+                                  prescale_factor=pre, postscale_factor=post,
+                                  process_set=self.process_set)
         return handle, (compressed, ctx)
 
     def _allreduce_group_async(self, index):
@@ -120,7 +121,8 @@ class _DistributedOptimizer(torch.optim.Optimizer):
         pre, post = self._scale_factors()
         handle = grouped_allreduce_async_(
             [c for c, _ in pairs], name='grouped.' + self._parameter_names.get(members[0]),
-            op=self.op, prescale_factor=pre, postscale_factor=post)
+            op=self.op, prescale_factor=pre, postscale_factor=post,
+            process_set=self.process_set)
         for i, p in enumerate(members):
             self._handles[p] = (handle, (pairs[i][0], pairs[i][1], i))
 

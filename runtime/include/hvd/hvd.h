@@ -70,35 +70,59 @@ int local_size();
 int cross_rank();
 int cross_size();
 
+// Every collective runs among the ranks of a process set: 0 (the default) is all ranks; others
+// come from add_process_set(). Within a set, ranks are numbered by their position in it (a
+// broadcast's root is still given as a global rank), and names are per set.
+
 /// out = op over ranks of (prescale * in), times postscale. `in` and `out` may be the same.
 Handle allreduce_async(const std::string& name, const TensorView& in, const TensorView& out,
                        ReduceOp op = ReduceOp::kAverage, double prescale = 1.0,
-                       double postscale = 1.0);
+                       double postscale = 1.0, int process_set = 0);
 /// Several allreduces that are fused and complete together; one handle per tensor.
 std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& names,
                                             const std::vector<TensorView>& in,
                                             const std::vector<TensorView>& out,
-                                            ReduceOp op = ReduceOp::kAverage);
-/// out = root's in, on every rank.
+                                            ReduceOp op = ReduceOp::kAverage,
+                                            int process_set = 0);
+/// out = root's in, on every rank. `root` is a global rank, which must be in the set.
 Handle broadcast_async(const std::string& name, const TensorView& in, const TensorView& out,
-                       int root);
+                       int root, int process_set = 0);
 /// Concatenates every rank's `in` along the first dimension, which may differ between ranks.
-Handle allgather_async(const std::string& name, const TensorView& in);
+Handle allgather_async(const std::string& name, const TensorView& in, int process_set = 0);
 /// Reduces `in` and leaves this rank's block of rows in `out` (the first rows % size ranks get
 /// one row more).
 Handle reducescatter_async(const std::string& name, const TensorView& in, const TensorView& out,
-                           ReduceOp op = ReduceOp::kSum);
+                           ReduceOp op = ReduceOp::kSum, int process_set = 0);
 /// Sends block r of `in`'s rows to rank r and receives one block from each, in rank order.
 /// Every rank passes the same shape.
-Handle alltoall_async(const std::string& name, const TensorView& in, const TensorView& out);
+Handle alltoall_async(const std::string& name, const TensorView& in, const TensorView& out,
+                      int process_set = 0);
 /// Sends splits[r] rows of `in` (in order) to rank r and receives every rank's rows for this
 /// rank, in rank order, into the handle's output (Handle::output(), output_shape(),
 /// received_splits()). Ranks may pass different first dimensions; the rest of the shape must
 /// agree. splits has one count per rank, each >= 0, adding up to in's first dimension; a
 /// rank that breaks that fails the operation on every rank.
 Handle alltoallv_async(const std::string& name, const TensorView& in,
-                       const std::vector<int64_t>& splits);
-/// Returns once every rank has called barrier().
-Status barrier();
+                       const std::vector<int64_t>& splits, int process_set = 0);
+/// Returns once every rank of the set has called barrier().
+Status barrier(int process_set = 0);
+
+// Process sets (Horovod's dynamic process sets). Adding and removing one is collective over ALL
+// ranks, which call it with the same arguments in the same order; the members then connect
+// transports of their own (or split the MPI communicator; CUDA tensors get an NCCL
+// communicator of the set's own).
+
+/// Creates the set of `ranks` (global ranks, any order, stored sorted) and sets `*id` to its
+/// id, the same on every rank. Every rank gets the same error for an empty list, a rank
+/// outside the world or given twice, or ranks that already form a set.
+Status add_process_set(const std::vector<int>& ranks, int* id);
+/// Removes set `id`; its operations still in flight fail. Error for 0 or an unknown id.
+Status remove_process_set(int id);
+/// The set's global ranks in set order; empty for an unknown id (or before init()).
+std::vector<int> process_set_ranks(int id);
+/// Every set's id, 0 first; empty before init().
+std::vector<int> process_set_ids();
+/// This rank's rank within the set; -1 when it is not a member or there is no such set.
+int process_set_rank(int id);
 
 }  // namespace hvd

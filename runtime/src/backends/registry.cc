@@ -76,6 +76,18 @@ std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std
       make_ring_transport(ring_kind, store, world, "data", secret, setup), ring_kind);
 }
 
+std::unique_ptr<Backend> split_mpi_backend(Backend& global, const std::vector<int>& ranks) {
+#if HVD_HAVE_MPI
+  auto* mpi = dynamic_cast<mpi::MpiBackend*>(&global);
+  HVD_CHECK(mpi != nullptr, "split_mpi_backend on the '", global.name(), "' backend");
+  return mpi->split(ranks);
+#else
+  HVD_CHECK(false, "split_mpi_backend in a build without MPI (", global.name(), ", ",
+            ranks.size(), " ranks)");
+  return nullptr;
+#endif
+}
+
 bool has_gpu_backend() { return HVD_HAVE_GPU_BACKEND != 0; }
 
 std::chrono::milliseconds gpu_timeout(const EnvMap& env) {

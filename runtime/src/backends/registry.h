@@ -9,6 +9,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "auth/run_secret.h"
 #include "backends/backend.h"
@@ -49,6 +50,11 @@ std::unique_ptr<Backend> make_host_backend(const std::string& backend, const std
                                            const bootstrap::WorldInfo& world,
                                            const auth::RunSecret& secret,
                                            const ring::TransportSetup& setup);
+
+/// HVD_BACKEND=mpi: the backend of a process set of `ranks` (sorted, of the run), from `global`,
+/// the run's MPI backend, by MPI_Comm_split. Collective over every rank of the run; null on the
+/// ranks outside the set. InternalError when `global` is not an MPI backend.
+std::unique_ptr<Backend> split_mpi_backend(Backend& global, const std::vector<int>& ranks);
 
 /// Whether this libhvd has the GPU lane (built with CUDA and NCCL).
 bool has_gpu_backend();

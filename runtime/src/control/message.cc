@@ -100,6 +100,10 @@ std::string_view op_type_name(OpType type) {
       return "alltoall";
     case OpType::kBarrier:
       return "barrier";
+    case OpType::kAddProcessSet:
+      return "add_process_set";
+    case OpType::kRemoveProcessSet:
+      return "remove_process_set";
   }
   return "?";
 }
@@ -154,7 +158,7 @@ std::vector<Request> decode_requests(std::string_view bytes) {
   for (Request& r : out) {
     r.rank = rd.get<int32_t>();
     r.name = rd.get_string();
-    r.type = get_enum<OpType>(rd, static_cast<uint8_t>(OpType::kBarrier));
+    r.type = get_enum<OpType>(rd, static_cast<uint8_t>(kLastOpType));
     r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kInt16));
     r.op = get_enum<ReduceOp>(rd, static_cast<uint8_t>(ReduceOp::kProduct));
     r.root = rd.get<int32_t>();
@@ -196,7 +200,7 @@ std::vector<Response> decode_responses(std::string_view bytes) {
   std::vector<Response> out(rd.get_count(40));  // so is a response
   for (Response& r : out) {
     r.kind = get_enum<Response::Kind>(rd, static_cast<uint8_t>(Response::Kind::kShutdown));
-    r.type = get_enum<OpType>(rd, static_cast<uint8_t>(OpType::kBarrier));
+    r.type = get_enum<OpType>(rd, static_cast<uint8_t>(kLastOpType));
     r.names.resize(rd.get_count(4));
     for (std::string& n : r.names) n = rd.get_string();
     r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kInt16));

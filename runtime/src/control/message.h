@@ -20,8 +20,13 @@ enum class OpType : uint8_t {
   kBroadcast,
   kReducescatter,
   kAlltoall,
-  kBarrier
+  kBarrier,
+  // Collective over every rank (negotiated in the global set): the process set whose ranks are
+  // the request's `splits` is created, or the one whose id is splits[0] removed (core/runtime.h).
+  kAddProcessSet,
+  kRemoveProcessSet
 };
+inline constexpr OpType kLastOpType = OpType::kRemoveProcessSet;
 std::string_view op_type_name(OpType type);
 
 struct Request {
@@ -38,6 +43,7 @@ struct Request {
   int32_t group = -1;  // grouped allreduce: tensors of one group complete together
   /// Alltoall: the rows this rank sends to each rank (Horovod's `splits`); empty means equal
   /// blocks of the first dimension, which must then be a multiple of the ranks.
+  /// kAddProcessSet: the set's ranks; kRemoveProcessSet: its id.
   std::vector<int64_t> splits;
 };
 
@@ -54,6 +60,7 @@ struct Response {
   double postscale = 1.0;
   /// Allgather: the first dimension each rank contributes, per tensor, rank-major
   /// (names.size() x size entries). Alltoall: the rows rank j sends to rank k at j * size + k.
+  /// kAddProcessSet / kRemoveProcessSet: the requests' splits (the ranks, or the id).
   std::vector<int64_t> first_dims;
   /// Elements of each named tensor, in names order (what fusion packs).
   std::vector<int64_t> counts;

@@ -138,6 +138,12 @@ std::string check_agreement(const std::vector<Request>& rs) {
   if (type == OpType::kBroadcast) {
     checks.push_back({"root ranks", [](const Request& r) { return std::to_string(r.root); }});
   }
+  if (type == OpType::kAddProcessSet) {
+    checks.push_back({"process set ranks", [](const Request& r) { return shape_text(r.splits); }});
+  }
+  if (type == OpType::kRemoveProcessSet) {
+    checks.push_back({"process set ids", [](const Request& r) { return shape_text(r.splits); }});
+  }
   for (const Check& c : checks) {
     if (std::string why = differ(rs, c.first, c.second); !why.empty()) return why;
   }
@@ -209,6 +215,9 @@ Response MessageTable::take_response(const std::string& name) {
   }
   if (first.type == OpType::kAllgather) {
     for (const Request& q : e.requests) r.first_dims.push_back(q.shape.empty() ? 1 : q.shape[0]);
+  }
+  if (first.type == OpType::kAddProcessSet || first.type == OpType::kRemoveProcessSet) {
+    r.first_dims = first.splits;  // the same on every rank: checked above
   }
   if (first.type == OpType::kAlltoall) {
     // The whole matrix, so that every rank knows what it receives from each rank as well.

@@ -233,6 +233,9 @@ void Executor::run_other(Lane& lane, const control::Response& r,
     case control::OpType::kBarrier:
       lane.backend->barrier();
       break;
+    case control::OpType::kAddProcessSet:
+    case control::OpType::kRemoveProcessSet:
+      HVD_CHECK(false, "the runtime, not the executor, changes process sets");
   }
 }
 

@@ -3,7 +3,9 @@
 // pointer below (instead of Horovod's horovod_global state struct); no exception crosses
 // the API: each is turned into a Status.
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 
 #include "common/env.h"
@@ -18,7 +20,8 @@ namespace {
 std::mutex g_mutex;  // guards g_instance's creation and destruction
 std::unique_ptr<core::Instance> g_instance;
 std::atomic<core::Runtime*> g_runtime{nullptr};
-std::atomic<uint64_t> g_barrier{0};
+std::mutex g_barrier_mutex;
+std::map<int, uint64_t> g_barriers;  // per process set: names barriers alike on its ranks
 int g_incarnations = 0;  // successful init() calls in this process; guarded by g_mutex
 
 Handle failed(ErrorCode code, const std::string& message) {
@@ -53,11 +56,12 @@ int32_t group_id(const std::vector<std::string>& names) {
 
 BufferView view(const TensorView& t) { return BufferView{t.data, t.count(), t.dtype, t.device}; }
 
-Handle submit(control::Request r, const TensorView& in, const TensorView& out) {
+Handle submit(control::Request r, const TensorView& in, const TensorView& out,
+              int process_set) {
   core::Runtime* rt = g_runtime.load();
   if (rt == nullptr) return failed(ErrorCode::kUsage, "hvd::init() has not been called");
   try {
-    return Handle(rt->enqueue(std::move(r), view(in), view(out)));
+    return Handle(rt->enqueue(std::move(r), view(in), view(out), process_set));
   } catch (...) {
     auto state = std::make_shared<core::HandleState>();
     state->complete(Status::from_exception(std::current_exception()));
@@ -106,6 +110,10 @@ const std::vector<int64_t>& Handle::received_splits() const { return state_->rec
 Status init() {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_instance) return Status();
+  {
+    std::lock_guard<std::mutex> barriers(g_barrier_mutex);
+    g_barriers.clear();  // a new runtime's sets count their barriers from 0 on every rank
+  }
   try {
     g_instance =
         std::make_unique<core::Instance>(core::make_instance(incarnation_env(g_incarnations)));
@@ -140,17 +148,18 @@ int cross_rank() { return world_field(&bootstrap::WorldInfo::cross_rank); }
 int cross_size() { return world_field(&bootstrap::WorldInfo::cross_size); }
 
 Handle allreduce_async(const std::string& name, const TensorView& in, const TensorView& out,
-                       ReduceOp op, double prescale, double postscale) {
+                       ReduceOp op, double prescale, double postscale, int process_set) {
   control::Request r = request(name, control::OpType::kAllreduce, in);
   r.op = op;
   r.prescale = prescale;
   r.postscale = postscale;
-  return submit(std::move(r), in, out);
+  return submit(std::move(r), in, out, process_set);
 }
 
 std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& names,
                                             const std::vector<TensorView>& in,
-                                            const std::vector<TensorView>& out, ReduceOp op) {
+                                            const std::vector<TensorView>& out, ReduceOp op,
+                                            int process_set) {
   if (names.size() != in.size() || names.size() != out.size()) {
     return {failed(ErrorCode::kUsage,
                    "grouped allreduce: names, inputs and outputs must have the same length")};
@@ -181,7 +190,7 @@ std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& name
   }
   std::vector<Handle> handles;
   try {
-    for (auto& state : rt->enqueue_group(std::move(requests), inputs, outputs)) {
+    for (auto& state : rt->enqueue_group(std::move(requests), inputs, outputs, process_set)) {
       handles.emplace_back(std::move(state));
     }
   } catch (...) {
@@ -193,24 +202,32 @@ std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& name
 }
 
 Handle broadcast_async(const std::string& name, const TensorView& in, const TensorView& out,
-                       int root) {
+                       int root, int process_set) {
   control::Request r = request(name, control::OpType::kBroadcast, in);
+  // The root within the set. A root outside it becomes -1, which negotiation refuses on every
+  // rank (naming the tensor), rather than this rank alone failing while the others wait.
   r.root = root;
-  return submit(std::move(r), in, out);
+  if (process_set != 0) {
+    const std::vector<int> ranks = process_set_ranks(process_set);
+    const auto it = std::find(ranks.begin(), ranks.end(), root);
+    r.root = it == ranks.end() ? -1 : static_cast<int>(it - ranks.begin());
+  }
+  return submit(std::move(r), in, out, process_set);
 }
 
-Handle allgather_async(const std::string& name, const TensorView& in) {
-  return submit(request(name, control::OpType::kAllgather, in), in, in);
+Handle allgather_async(const std::string& name, const TensorView& in, int process_set) {
+  return submit(request(name, control::OpType::kAllgather, in), in, in, process_set);
 }
 
 Handle reducescatter_async(const std::string& name, const TensorView& in, const TensorView& out,
-                           ReduceOp op) {
+                           ReduceOp op, int process_set) {
   control::Request r = request(name, control::OpType::kReducescatter, in);
   r.op = op;
-  return submit(std::move(r), in, out);
+  return submit(std::move(r), in, out, process_set);
 }
 
-Handle alltoall_async(const std::string& name, const TensorView& in, const TensorView& out) {
+Handle alltoall_async(const std::string& name, const TensorView& in, const TensorView& out,
+                      int process_set) {
   // The row split itself (a multiple of the ranks) is checked in negotiation, so that every
   // rank gets the same error.
   if (out.count() != in.count()) {
@@ -218,23 +235,69 @@ Handle alltoall_async(const std::string& name, const TensorView& in, const Tenso
                   str_cat("alltoall '", name, "': the output has ", out.count(),
                           " elements, the input ", in.count(), "; they must have the same shape"));
   }
-  return submit(request(name, control::OpType::kAlltoall, in), in, out);
+  return submit(request(name, control::OpType::kAlltoall, in), in, out, process_set);
 }
 
 Handle alltoallv_async(const std::string& name, const TensorView& in,
-                       const std::vector<int64_t>& splits) {
+                       const std::vector<int64_t>& splits, int process_set) {
   control::Request r = request(name, control::OpType::kAlltoall, in);
   r.splits = splits;  // checked in negotiation, so that every rank gets the same error
   if (r.splits.empty()) r.splits.push_back(-1);  // "no splits" would mean equal blocks
-  return submit(std::move(r), in, in);
+  return submit(std::move(r), in, in, process_set);
 }
 
-Status barrier() {
+Status barrier(int process_set) {
   const TensorView none{nullptr, DataType::kUInt8, {0}, {}};
-  return submit(
-             request("hvd.barrier." + std::to_string(g_barrier++), control::OpType::kBarrier, none),
-             none, none)
+  uint64_t n = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_barrier_mutex);
+    n = g_barriers[process_set]++;
+  }
+  return submit(request(str_cat("hvd.barrier.", n), control::OpType::kBarrier, none), none, none,
+                process_set)
       .wait();
+}
+
+Status add_process_set(const std::vector<int>& ranks, int* id) {
+  core::Runtime* rt = g_runtime.load();
+  if (rt == nullptr) return Status::error(ErrorCode::kUsage, "hvd::init() has not been called");
+  try {
+    const std::shared_ptr<core::HandleState> h = rt->add_process_set(ranks);
+    const Status s = h->wait();
+    if (s.ok() && id != nullptr) *id = h->process_set_id;
+    return s;
+  } catch (...) {
+    return Status::from_exception(std::current_exception());
+  }
+}
+
+Status remove_process_set(int id) {
+  core::Runtime* rt = g_runtime.load();
+  if (rt == nullptr) return Status::error(ErrorCode::kUsage, "hvd::init() has not been called");
+  try {
+    return rt->remove_process_set(id)->wait();
+  } catch (...) {
+    return Status::from_exception(std::current_exception());
+  }
+}
+
+std::vector<int> process_set_ranks(int id) {
+  core::Runtime* rt = g_runtime.load();
+  if (rt == nullptr) return {};
+  return rt->process_set_ranks(id).value_or(std::vector<int>{});
+}
+
+std::vector<int> process_set_ids() {
+  core::Runtime* rt = g_runtime.load();
+  return rt == nullptr ? std::vector<int>{} : rt->process_set_ids();
+}
+
+int process_set_rank(int id) {
+  core::Runtime* rt = g_runtime.load();
+  if (rt == nullptr) return -1;
+  const std::vector<int> ranks = rt->process_set_ranks(id).value_or(std::vector<int>{});
+  const auto it = std::find(ranks.begin(), ranks.end(), rt->world().rank);
+  return it == ranks.end() ? -1 : static_cast<int>(it - ranks.begin());
 }
 
 }  // namespace hvd

@@ -32,6 +32,13 @@ class LaneSelector {
   /// would no longer agree on whether a communicator exists, so it is never retried).
   backends::Lane& select(Device device, DataType dtype, ReduceOp op);
 
+  /// Sets the GPU lane's factory, before the first select() of a CUDA tensor (a process set's
+  /// factory needs the set's channel, which exists only once the set does).
+  void set_gpu_factory(GpuLaneFactory gpu) { gpu_factory_ = std::move(gpu); }
+
+  /// The host lane's backend (a process set splits the MPI backend's communicator).
+  backends::Backend& host_backend() { return *host_.backend; }
+
   /// Whether the GPU lane exists (created by an earlier select()).
   bool has_gpu_lane() const { return gpu_lane_.backend != nullptr; }
 

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/runtime.h"
 
+#include <algorithm>
+#include <iterator>
+#include <string>
+
 #include "backends/host_memory.h"
 #include "hvd/error.h"
 
@@ -14,44 +18,96 @@ std::unique_ptr<TimelineWriter> make_timeline(TimelineOptions options, int rank)
   return std::make_unique<TimelineWriter>(options);
 }
 
+// The global set: all ranks, with the channel and backend the bootstrap connected.
+ProcessSet& make_global_set(std::map<int, std::unique_ptr<ProcessSet>>& sets,
+                            const bootstrap::WorldInfo& world,
+                            std::unique_ptr<control::Channel> channel,
+                            std::unique_ptr<backends::Backend> backend,
+                            const control::ControllerOptions& options, GpuLaneFactory gpu_lanes) {
+  auto set = std::make_unique<ProcessSet>(
+      0, world, std::move(channel),
+      backends::Lane{std::move(backend), std::make_unique<backends::HostMemory>()},
+      std::move(gpu_lanes), options);
+  ProcessSet& global = *set;
+  sets.emplace(0, std::move(set));
+  return global;
+}
+
+std::vector<int> all_ranks(int size) {
+  std::vector<int> ranks(static_cast<size_t>(size));
+  for (int r = 0; r < size; ++r) ranks[static_cast<size_t>(r)] = r;
+  return ranks;
+}
+
+std::string ranks_text(const std::vector<int64_t>& ranks) {
+  std::string out = "[";
+  for (size_t i = 0; i < ranks.size(); ++i) out += (i ? ", " : "") + std::to_string(ranks[i]);
+  return out + "]";
+}
+
 }  // namespace
 
 Runtime::Runtime(bootstrap::WorldInfo world, std::unique_ptr<control::Channel> channel,
                  std::unique_ptr<backends::Backend> backend, RuntimeOptions options,
-                 GpuLaneFactory gpu_lanes)
+                 GpuLaneFactory gpu_lanes, SetCommsFactory sets)
     : world_(std::move(world)),
-      channel_(std::move(channel)),
-      lanes_(backends::Lane{std::move(backend), std::make_unique<backends::HostMemory>()},
-             std::move(gpu_lanes)),
       options_(options),
       timeline_(make_timeline(options.timeline, world_.rank)),
-      controller_(*channel_, options.controller),
-      executor_(lanes_, world_.rank, world_.size) {
-  executor_.set_timeline(timeline_.get());
+      set_factory_(std::move(sets)),
+      global_(make_global_set(sets_, world_, std::move(channel), std::move(backend),
+                              options.controller, std::move(gpu_lanes))) {
+  table_[0] = all_ranks(world_.size);
+  global_.executor.set_timeline(timeline_.get());
   thread_ = std::thread([this] { loop(); });
 }
 
-Runtime::~Runtime() { shutdown(); }
+Runtime::~Runtime() {
+  shutdown();
+  // The newest sets first: an MPI sub-communicator goes before the communicator it came from.
+  while (!sets_.empty()) sets_.erase(std::prev(sets_.end()));
+}
 
 std::shared_ptr<HandleState> Runtime::enqueue(control::Request request, BufferView input,
-                                              BufferView output) {
+                                              BufferView output, int process_set) {
   std::vector<control::Request> one;
   one.push_back(std::move(request));
-  return enqueue_group(std::move(one), {input}, {output}).front();
+  return enqueue_group(std::move(one), {input}, {output}, process_set).front();
 }
 
 std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
     std::vector<control::Request> requests, const std::vector<BufferView>& inputs,
-    const std::vector<BufferView>& outputs) {
+    const std::vector<BufferView>& outputs, int process_set) {
   HVD_CHECK(requests.size() == inputs.size() && inputs.size() == outputs.size(), "group of ",
             requests.size(), " requests with ", inputs.size(), " inputs");
   std::vector<std::shared_ptr<HandleState>> handles;
+  for (size_t i = 0; i < requests.size(); ++i) handles.push_back(std::make_shared<HandleState>());
+  // The rank within the set: what its channel's peers expect a request of this rank to say.
+  int set_rank = -1;
+  {
+    std::lock_guard<std::mutex> lock(table_mutex_);
+    const auto it = table_.find(process_set);
+    if (it == table_.end()) {
+      HandleState::complete_all(
+          handles, Status::error(ErrorCode::kUsage,
+                                 str_cat("process set ", process_set, " does not exist (",
+                                         "never added, or removed)")));
+      return handles;
+    }
+    const auto pos = std::find(it->second.begin(), it->second.end(), world_.rank);
+    if (pos == it->second.end()) {
+      HandleState::complete_all(
+          handles, Status::error(ErrorCode::kUsage,
+                                 str_cat("rank ", world_.rank, " is not in process set ",
+                                         process_set, "; only its ranks may use it")));
+      return handles;
+    }
+    set_rank = static_cast<int>(pos - it->second.begin());
+  }
   std::vector<TensorEntry> entries;
   for (size_t i = 0; i < requests.size(); ++i) {
     control::Request& request = requests[i];
-    request.rank = world_.rank;
-    handles.push_back(std::make_shared<HandleState>());
-    entries.push_back(TensorEntry{request, inputs[i], outputs[i], handles.back()});
+    request.rank = set_rank;
+    entries.push_back(TensorEntry{request, process_set, inputs[i], outputs[i], handles[i]});
   }
   // Begin before queueing: once queued, the loop may end the phase at any moment.
   if (timeline_) {
@@ -67,6 +123,43 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
   return handles;
 }
 
+std::shared_ptr<HandleState> Runtime::add_process_set(const std::vector<int>& ranks) {
+  control::Request r;
+  r.name = str_cat("hvd.process_set.", set_changes_++);
+  r.type = control::OpType::kAddProcessSet;
+  r.dtype = DataType::kUInt8;
+  r.shape = {0};
+  r.splits.assign(ranks.begin(), ranks.end());
+  // Sorted here, so that ranks given in another order still agree; everything else is checked
+  // when the set is made, on every rank alike.
+  std::sort(r.splits.begin(), r.splits.end());
+  return enqueue(std::move(r), {}, {}, 0);
+}
+
+std::shared_ptr<HandleState> Runtime::remove_process_set(int id) {
+  control::Request r;
+  r.name = str_cat("hvd.process_set.", set_changes_++);
+  r.type = control::OpType::kRemoveProcessSet;
+  r.dtype = DataType::kUInt8;
+  r.shape = {0};
+  r.splits = {id};
+  return enqueue(std::move(r), {}, {}, 0);
+}
+
+std::optional<std::vector<int>> Runtime::process_set_ranks(int id) const {
+  std::lock_guard<std::mutex> lock(table_mutex_);
+  const auto it = table_.find(id);
+  if (it == table_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<int> Runtime::process_set_ids() const {
+  std::lock_guard<std::mutex> lock(table_mutex_);
+  std::vector<int> ids;
+  for (const auto& [id, ranks] : table_) ids.push_back(id);
+  return ids;
+}
+
 void Runtime::shutdown() {
   shutdown_requested_ = true;
   queue_.wake();
@@ -75,16 +168,136 @@ void Runtime::shutdown() {
 
 void Runtime::run_cycle() {
   if (timeline_) timeline_->mark_cycle_start();
-  const control::CycleResult result =
-      controller_.run_cycle(queue_.pop_fresh(), shutdown_requested_.load());
+  std::map<int, std::vector<control::Request>> fresh;
+  for (FreshRequest& f : queue_.pop_fresh()) {
+    fresh[f.process_set].push_back(std::move(f.request));
+  }
+  // The global set first: it may add or remove sets, on every rank in the same cycle.
+  const bool stop = run_set_cycle(global_, std::move(fresh[0]), shutdown_requested_.load());
+  if (stop) {
+    stopped_ = true;  // every rank saw the same vote: none runs the other sets' cycles now
+    return;
+  }
+  for (auto& [id, requests] : fresh) {
+    if (id == 0 || sets_.count(id) > 0) continue;
+    // Queued while the set was being removed: it no longer runs anything.
+    std::vector<std::string> names;
+    for (const control::Request& r : requests) names.push_back(r.name);
+    complete_entries(queue_.take(id, names),
+                     Status::error(ErrorCode::kUsage, str_cat("process set ", id,
+                                                              " was removed")));
+  }
+  // In increasing id order on every rank: overlapping sets never wait on each other in a
+  // circle. A set added just now runs its first cycle here on all its ranks alike.
+  for (auto& [id, set] : sets_) {
+    if (id == 0) continue;
+    auto it = fresh.find(id);
+    run_set_cycle(*set, it == fresh.end() ? std::vector<control::Request>{} : std::move(it->second),
+                  false);
+  }
+}
+
+bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh,
+                            bool want_shutdown) {
+  const control::CycleResult result = set.controller.run_cycle(std::move(fresh), want_shutdown);
   for (const control::Response& r : result.responses) {
     if (timeline_) {
       timeline_->end(std::vector<std::string_view>(r.names.begin(), r.names.end()),
                      timeline_phase::kNegotiate);
     }
-    executor_.run(r, queue_.take(r.names));
+    std::vector<TensorEntry> entries = queue_.take(set.id, r.names);
+    if (r.kind == control::Response::Kind::kRun &&
+        (r.type == control::OpType::kAddProcessSet ||
+         r.type == control::OpType::kRemoveProcessSet)) {
+      change_sets(r, std::move(entries));
+    } else {
+      set.executor.run(r, std::move(entries));
+    }
   }
-  if (result.shutdown) stopped_ = true;
+  return result.shutdown;
+}
+
+void Runtime::change_sets(const control::Response& r, std::vector<TensorEntry> entries) {
+  Status status;
+  int id = -1;
+  try {
+    if (r.type == control::OpType::kAddProcessSet) {
+      id = add_set(r.first_dims);
+    } else {
+      remove_set(r.first_dims);
+    }
+  } catch (const TimeoutError&) {
+    throw;  // a peer that no longer answers: the run cannot go on (as for any collective)
+  } catch (const BackendError&) {
+    throw;
+  } catch (...) {
+    status = Status::from_exception(std::current_exception());
+  }
+  for (TensorEntry& e : entries) e.handle->process_set_id = id;
+  complete_entries(entries, status);
+}
+
+int Runtime::add_set(const std::vector<int64_t>& requested) {
+  // The same checks on every rank, from the same negotiated ranks: all fail alike or none.
+  if (requested.empty()) throw UsageError("add_process_set: a process set needs at least one rank");
+  std::vector<int> ranks;
+  for (size_t i = 0; i < requested.size(); ++i) {
+    const int64_t r = requested[i];
+    if (r < 0 || r >= world_.size) {
+      throw UsageError(str_cat("add_process_set ", ranks_text(requested), ": rank ", r,
+                               " is outside 0..", world_.size - 1));
+    }
+    if (i > 0 && requested[i - 1] == r) {
+      throw UsageError(str_cat("add_process_set ", ranks_text(requested), ": rank ", r,
+                               " is given twice"));
+    }
+    ranks.push_back(static_cast<int>(r));
+  }
+  {
+    std::lock_guard<std::mutex> lock(table_mutex_);
+    for (const auto& [id, theirs] : table_) {
+      if (theirs == ranks) {
+        throw UsageError(str_cat("add_process_set ", ranks_text(requested),
+                                 ": these ranks already form process set ", id));
+      }
+    }
+  }
+  if (!set_factory_) {
+    throw UsageError("add_process_set: this runtime was built without a way to connect process "
+                     "sets");
+  }
+  const int id = next_set_id_++;
+  std::optional<SetComms> comms =
+      set_factory_(id, ranks, *global_.channel, global_.lanes.host_backend());
+  if (comms) {
+    const bootstrap::WorldInfo w = comms->world;
+    auto set = std::make_unique<ProcessSet>(
+        id, w, std::move(comms->channel),
+        backends::Lane{std::move(comms->backend), std::make_unique<backends::HostMemory>()},
+        GpuLaneFactory{}, options_.controller);
+    // The GPU lane's factory sends NCCL's id over the set's own channel, which the set owns.
+    if (comms->gpu) set->lanes.set_gpu_factory(comms->gpu(*set->channel, w));
+    set->executor.set_timeline(timeline_.get());
+    sets_.emplace(id, std::move(set));
+  }
+  std::lock_guard<std::mutex> lock(table_mutex_);
+  table_[id] = ranks;
+  return id;
+}
+
+void Runtime::remove_set(const std::vector<int64_t>& requested) {
+  const int64_t id = requested.empty() ? -1 : requested[0];
+  if (id == 0) throw UsageError("remove_process_set: the global process set (0) cannot be removed");
+  {
+    std::lock_guard<std::mutex> lock(table_mutex_);
+    if (requested.size() != 1 || table_.erase(static_cast<int>(id)) == 0) {
+      throw UsageError(str_cat("remove_process_set: there is no process set ", id));
+    }
+  }
+  // New requests for it are refused from now on (the table above); those already queued fail.
+  queue_.fail_set(static_cast<int>(id),
+                  Status::error(ErrorCode::kUsage, str_cat("process set ", id, " was removed")));
+  sets_.erase(static_cast<int>(id));
 }
 
 // Cycles are collective (each one votes over the cache bits), so a rank that starts one early
@@ -94,7 +307,10 @@ void Runtime::wait_for_work(std::chrono::steady_clock::time_point cycle_end) {
   // them, and its enqueue wakes its own loop, so start the next cycle at once to meet it
   // rather than sleep out a cycle.
   // After the shutdown cycle there is nothing left to wait for.
-  if (stopped_ || controller_.in_flight() > 0) return;
+  if (stopped_) return;
+  for (const auto& [id, set] : sets_) {
+    if (set->controller.in_flight() > 0) return;
+  }
   // Idle: wait for the next enqueue, but at most until the cycle ends, so that the periodic
   // vote (stall checks, shutdown, other ranks' requests) keeps running. Tensors enqueued while
   // a cycle runs are all taken by the next one, which is how tensors submitted together meet

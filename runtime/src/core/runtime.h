@@ -9,8 +9,12 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "backends/backend.h"
 #include "bootstrap/world_info.h"
@@ -18,6 +22,7 @@
 #include "control/controller.h"
 #include "core/executor.h"
 #include "core/lane_selector.h"
+#include "core/process_set.h"
 #include "core/tensor_queue.h"
 #include "core/timeline.h"
 
@@ -38,9 +43,10 @@ class Runtime {
   /// Takes ownership of the channel and the host backend; starts the background thread.
   /// `gpu_lanes` makes the lane for CUDA tensors when the first one comes; empty in a build
   /// without the GPU backend (CUDA tensors then fail with a message that says how to rebuild).
+  /// `sets` builds the communication of new process sets; empty: add_process_set() fails.
   Runtime(bootstrap::WorldInfo world, std::unique_ptr<control::Channel> channel,
           std::unique_ptr<backends::Backend> backend, RuntimeOptions options,
-          GpuLaneFactory gpu_lanes = {});
+          GpuLaneFactory gpu_lanes = {}, SetCommsFactory sets = {});
   /// Shuts down (collectively, like hvd.shutdown()) if that has not happened yet.
   ~Runtime();
   Runtime(const Runtime&) = delete;
@@ -48,30 +54,54 @@ class Runtime {
 
   const bootstrap::WorldInfo& world() const { return world_; }
 
-  /// Queues a collective; the handle completes when it ran or failed. Thread-safe.
+  /// Queues a collective among the ranks of `process_set` (0: all); the handle completes when
+  /// it ran or failed. The request's rank is filled in. Thread-safe.
   std::shared_ptr<HandleState> enqueue(control::Request request, BufferView input,
-                                       BufferView output);
+                                       BufferView output, int process_set = 0);
   /// Queues several collectives at once (a grouped allreduce); one handle per tensor.
   std::vector<std::shared_ptr<HandleState>> enqueue_group(std::vector<control::Request> requests,
                                                           const std::vector<BufferView>& inputs,
-                                                          const std::vector<BufferView>& outputs);
+                                                          const std::vector<BufferView>& outputs,
+                                                          int process_set = 0);
+  /// Collective over all ranks, which pass the same ranks (in any order): creates the process
+  /// set of `ranks`; the handle completes with its id in HandleState::process_set_id. Fails on
+  /// every rank alike for ranks outside the world, repeated ranks, no ranks, or ranks that
+  /// already form a set.
+  std::shared_ptr<HandleState> add_process_set(const std::vector<int>& ranks);
+  /// Collective over all ranks: removes set `id` (not 0); its tensors still in flight fail.
+  std::shared_ptr<HandleState> remove_process_set(int id);
+  /// The global ranks of set `id`, in set rank order; nothing when there is no such set.
+  std::optional<std::vector<int>> process_set_ranks(int id) const;
+  /// Every set's id, 0 first.
+  std::vector<int> process_set_ids() const;
   /// Asks every rank to stop, waits for the loop to end, and fails what is still pending.
   void shutdown();
 
  private:
   void loop();
   void run_cycle();
+  // One cycle of `set`'s negotiation with its fresh requests, then what it planned.
+  bool run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh, bool want_shutdown);
+  // A response of the global set that adds or removes a process set (on every rank alike).
+  void change_sets(const control::Response& r, std::vector<TensorEntry> entries);
+  int add_set(const std::vector<int64_t>& ranks);
+  void remove_set(const std::vector<int64_t>& id);
   // Between two cycles: returns at once, on an enqueue, or at cycle_end (see runtime.cc).
   void wait_for_work(std::chrono::steady_clock::time_point cycle_end);
 
   bootstrap::WorldInfo world_;
-  std::unique_ptr<control::Channel> channel_;
-  LaneSelector lanes_;
   RuntimeOptions options_;
   TensorQueue queue_;
   std::unique_ptr<TimelineWriter> timeline_;
-  control::Controller controller_;
-  Executor executor_;
+  SetCommsFactory set_factory_;
+  // The sets this rank is in, by id; 0 (all ranks) always. Background loop only.
+  std::map<int, std::unique_ptr<ProcessSet>> sets_;
+  ProcessSet& global_;  // sets_[0]
+  int next_set_id_ = 1;  // the same on every rank: sets change in the same global cycle
+  // Every set's ranks (this rank in it or not), for the API threads.
+  mutable std::mutex table_mutex_;
+  std::map<int, std::vector<int>> table_;
+  std::atomic<uint64_t> set_changes_{0};  // names the add/remove requests
   std::atomic<bool> shutdown_requested_{false};
   std::atomic<bool> stopped_{false};
   std::thread thread_;

@@ -3,6 +3,7 @@
 
 #include "backends/registry.h"
 #include "bootstrap/bootstrap.h"
+#include "core/process_set_comms.h"
 #include "core/ring_secret.h"
 #include "core/transport_channel.h"
 #include "hvd/env_keys.h"
@@ -55,9 +56,10 @@ Instance make_instance(const EnvMap& env) {
   auto backend =
       backends::make_host_backend(host_backend, kind, env, *b.store, b.world, secret, setup);
   control::Channel& control = *channel;  // owned by the runtime, as is the lane factory
-  instance.runtime = std::make_unique<Runtime>(b.world, std::move(channel), std::move(backend),
-                                               runtime_options_from_env(env),
-                                               gpu_lane_factory(env, control, b.world));
+  instance.runtime = std::make_unique<Runtime>(
+      b.world, std::move(channel), std::move(backend), runtime_options_from_env(env),
+      gpu_lane_factory(env, control, b.world),
+      set_comms_factory(env, b.world, host_backend, kind, secret, setup));
   // Every transport is connected (the hierarchical backend's groups included) and the GPU lane
   // gets NCCL's id over the control channel: the store is needed only to keep a library alive.
   if (b.store->holds_session()) instance.store = std::move(b.store);

@@ -71,9 +71,9 @@ Status TensorQueue::add_locked(std::vector<TensorEntry>& entries) {
                                                     "again"));
   };
   for (const TensorEntry& e : entries) {
-    if (entries_.count(e.request.name) > 0) return in_flight(e.request.name);
+    if (entries_.count(Key{e.process_set, e.request.name}) > 0) return in_flight(e.request.name);
   }
-  if (entries.size() > 1) {  // a name twice within one group
+  if (entries.size() > 1) {  // a name twice within one group (whose tensors share one set)
     std::vector<std::string_view> names;
     names.reserve(entries.size());
     for (const TensorEntry& e : entries) names.push_back(e.request.name);
@@ -82,9 +82,9 @@ Status TensorQueue::add_locked(std::vector<TensorEntry>& entries) {
     if (twice != names.end()) return in_flight(std::string(*twice));
   }
   for (TensorEntry& e : entries) {
-    fresh_.push_back(e.request);
-    std::string name = e.request.name;
-    entries_.emplace(std::move(name), std::move(e));
+    fresh_.push_back(FreshRequest{e.process_set, e.request});
+    Key key{e.process_set, e.request.name};
+    entries_.emplace(std::move(key), std::move(e));
   }
   publish_fresh_locked();
   return Status();
@@ -107,19 +107,21 @@ void TensorQueue::wake() {
   fresh_cv_.notify_one();
 }
 
-std::vector<control::Request> TensorQueue::pop_fresh() {
+std::vector<FreshRequest> TensorQueue::pop_fresh() {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<control::Request> out;
+  std::vector<FreshRequest> out;
   out.swap(fresh_);
   publish_fresh_locked();
   return out;
 }
 
-std::vector<TensorEntry> TensorQueue::take(const std::vector<std::string>& names) {
+std::vector<TensorEntry> TensorQueue::take(int process_set, const std::vector<std::string>& names) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<TensorEntry> out;
+  Key key{process_set, {}};
   for (const std::string& name : names) {
-    auto it = entries_.find(name);
+    key.name = name;
+    auto it = entries_.find(key);
     HVD_CHECK(it != entries_.end(), "tensor '", name, "' has no queued entry");
     out.push_back(std::move(it->second));
     entries_.erase(it);
@@ -128,7 +130,7 @@ std::vector<TensorEntry> TensorQueue::take(const std::vector<std::string>& names
 }
 
 void TensorQueue::fail_all(const Status& status) {
-  std::unordered_map<std::string, TensorEntry> failed;
+  std::unordered_map<Key, TensorEntry, KeyHash> failed;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     closed_ = status;
@@ -138,6 +140,26 @@ void TensorQueue::fail_all(const Status& status) {
   }
   std::vector<std::shared_ptr<HandleState>> handles;
   for (auto& [name, entry] : failed) handles.push_back(entry.handle);
+  HandleState::complete_all(handles, status);
+}
+
+void TensorQueue::fail_set(int process_set, const Status& status) {
+  std::vector<std::shared_ptr<HandleState>> handles;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      if (it->first.process_set == process_set) {
+        handles.push_back(it->second.handle);
+        it = entries_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    fresh_.erase(std::remove_if(fresh_.begin(), fresh_.end(),
+                                [&](const FreshRequest& f) { return f.process_set == process_set; }),
+                 fresh_.end());
+    publish_fresh_locked();
+  }
   HandleState::complete_all(handles, status);
 }
 

@@ -38,6 +38,7 @@ class HandleState {
   std::vector<char> output;
   std::vector<int64_t> output_shape;
   std::vector<int64_t> received_splits;  // alltoallv: rows from each rank
+  int process_set_id = -1;               // add_process_set: the new set's id
 
  private:
   // complete() in two steps, so that complete_all() can mark every handle before waking any.
@@ -54,6 +55,7 @@ class HandleState {
 
 struct TensorEntry {
   control::Request request;
+  int process_set = 0;  // the set whose ranks run it (0: all ranks); names are per set
   BufferView input;
   BufferView output;  // allreduce/broadcast/reducescatter/alltoall: the caller's; may equal input
   std::shared_ptr<HandleState> handle;
@@ -63,16 +65,22 @@ struct TensorEntry {
 /// it runs for every response the executor finishes).
 void complete_entries(const std::vector<TensorEntry>& entries, const Status& status);
 
+/// A request the loop has not seen yet, and the process set it belongs to.
+struct FreshRequest {
+  int process_set = 0;
+  control::Request request;
+};
+
 class TensorQueue {
  public:
   /// Queues `entry`. Returns an error Status (and queues nothing) when a tensor of the same
-  /// name is still in flight, or after fail_all().
+  /// name is still in flight in the same process set, or after fail_all().
   Status add(TensorEntry entry);
   /// Queues all of `entries` at once, so that one cycle sees the whole group (grouped
   /// allreduce). All or nothing: an error queues none of them.
   Status add_group(std::vector<TensorEntry> entries);
   /// The requests added since the last call, in the order they were added.
-  std::vector<control::Request> pop_fresh();
+  std::vector<FreshRequest> pop_fresh();
   /// The background loop's idle wait: returns when a request has been added since the last
   /// pop_fresh() (at once if one already was), when wake() is called, or at `deadline`,
   /// whichever comes first. add() and add_group() end the wait, so that a lone tensor does not
@@ -80,11 +88,14 @@ class TensorQueue {
   void wait_for_fresh(std::chrono::steady_clock::time_point deadline);
   /// Ends the current or next wait_for_fresh() early (used by shutdown).
   void wake();
-  /// Removes and returns the entries of `names` (in that order); a name without an entry is a
-  /// bug in the caller.
-  std::vector<TensorEntry> take(const std::vector<std::string>& names);
+  /// Removes and returns the entries of `names` in `process_set` (in that order); a name
+  /// without an entry is a bug in the caller.
+  std::vector<TensorEntry> take(int process_set, const std::vector<std::string>& names);
   /// Completes every entry with `status` and refuses later adds with it.
   void fail_all(const Status& status);
+  /// Completes the entries of `process_set` with `status` (the set was removed); later adds to
+  /// it are the caller's to refuse.
+  void fail_set(int process_set, const Status& status);
   size_t size() const;
 
  private:
@@ -99,8 +110,18 @@ class TensorQueue {
   std::condition_variable fresh_cv_;     // signalled when fresh_ gains requests, or by wake()
   bool woken_ = false;                   // wake() was called since the last wait_for_fresh()
   std::atomic<bool> fresh_flag_{false};  // !fresh_.empty() || woken_, for spinning without mutex_
-  std::unordered_map<std::string, TensorEntry> entries_;
-  std::vector<control::Request> fresh_;
+  struct Key {
+    int process_set;
+    std::string name;
+    bool operator==(const Key& o) const { return process_set == o.process_set && name == o.name; }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<std::string>{}(k.name) ^ (static_cast<size_t>(k.process_set) * 0x9e3779b97f4a7c15ull);
+    }
+  };
+  std::unordered_map<Key, TensorEntry, KeyHash> entries_;
+  std::vector<FreshRequest> fresh_;
   Status closed_;  // not ok once fail_all() ran
 };
 

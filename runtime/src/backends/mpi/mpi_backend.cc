@@ -107,6 +107,32 @@ MpiBackend::MpiBackend(const bootstrap::WorldInfo& world, const bootstrap::Probe
   }
 }
 
+MpiBackend::MpiBackend(MPI_Comm comm) : comm_(comm) {
+  for (auto* ops : {&float16_ops_, &bfloat16_ops_, &uint8_ops_, &int8_ops_, &int16_ops_}) {
+    ops->fill(MPI_OP_NULL);
+  }
+  try {
+    HVD_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+    HVD_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+    HVD_MPI_CHECK(MPI_Comm_size(comm_, &size_));
+    make_types();
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+std::unique_ptr<MpiBackend> MpiBackend::split(const std::vector<int>& ranks) {
+  int key = -1;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] == rank_) key = static_cast<int>(i);
+  }
+  MPI_Comm sub = MPI_COMM_NULL;
+  HVD_MPI_CHECK(MPI_Comm_split(comm_, key >= 0 ? 0 : MPI_UNDEFINED, key, &sub));
+  if (sub == MPI_COMM_NULL) return nullptr;
+  return std::unique_ptr<MpiBackend>(new MpiBackend(sub));
+}
+
 MpiBackend::~MpiBackend() { release(); }
 
 int MpiBackend::start_mpi(const bootstrap::WorldInfo& world, const bootstrap::Probe& launcher) {
@@ -145,6 +171,10 @@ void MpiBackend::make_handles(const bootstrap::WorldInfo& world) {
                               ", but the bootstrap ('", world.method, "') says rank ", world.rank,
                               " of ", world.size, "; MPI and the bootstrap must see one launch"));
   }
+  make_types();
+}
+
+void MpiBackend::make_types() {
   float16_ = create_2byte_type("hvd_float16");
   bfloat16_ = create_2byte_type("hvd_bfloat16");
   create_ops<DataType::kFloat16>(float16_ops_);

@@ -27,6 +27,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -49,6 +50,11 @@ class MpiBackend final : public Backend {
   MpiBackend(const MpiBackend&) = delete;
   MpiBackend& operator=(const MpiBackend&) = delete;
 
+  /// Collective over every rank of this backend: a backend over the sub-communicator of
+  /// `ranks` (sorted ranks of this communicator), by MPI_Comm_split; null on the other ranks.
+  /// It never finalises MPI, and must go before this backend does.
+  std::unique_ptr<MpiBackend> split(const std::vector<int>& ranks);
+
   std::string_view name() const override { return "mpi"; }
   /// Host memory, every dtype, every op but kAverage (the executor sums and scales).
   bool supports(Device device, DataType dtype, ReduceOp op) const override;
@@ -65,10 +71,14 @@ class MpiBackend final : public Backend {
  private:
   static constexpr size_t kHalfOps = 4;  // sum, min, max, product
 
+  // A backend over `comm` (ownership taken), of a split.
+  explicit MpiBackend(MPI_Comm comm);
   // Starts or adopts MPI; sets finalize_.
   int start_mpi(const bootstrap::WorldInfo& world, const bootstrap::Probe& launcher);
   // The communicator, the 2-byte datatypes and their ops.
   void make_handles(const bootstrap::WorldInfo& world);
+  // The 2-byte datatypes and the ops (make_handles() after the communicator).
+  void make_types();
   // Frees what make_handles() made and finalises MPI if this object initialised it.
   void release() noexcept;
   MPI_Datatype type_of(DataType dtype) const;
