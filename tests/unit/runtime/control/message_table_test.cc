@@ -190,3 +190,27 @@ TEST_CASE(
 
   CHECK_THROWS_AS(table.add(req(5, "x")), hvd::BackendError);
 }
+
+TEST_CASE("message_table: adding a process set needs the same ranks everywhere") {
+  control::MessageTable table(3);
+  for (int rank = 0; rank < 3; ++rank) {
+    control::Request r = req(rank, "hvd.process_set.0", {0});
+    r.type = control::OpType::kAddProcessSet;
+    r.splits = rank == 2 ? std::vector<int64_t>{0, 2} : std::vector<int64_t>{0, 1};
+    table.add(r);
+  }
+  const control::Response bad = table.take_response("hvd.process_set.0");
+  CHECK(bad.kind == control::Response::Kind::kError);
+  CHECK(bad.error.find("mismatched process set ranks") != std::string::npos);
+  CHECK(bad.error.find("rank(s) 2 have [0, 2]") != std::string::npos);
+
+  for (int rank = 0; rank < 3; ++rank) {
+    control::Request r = req(rank, "hvd.process_set.1", {0});
+    r.type = control::OpType::kAddProcessSet;
+    r.splits = {1, 2};
+    table.add(r);
+  }
+  const control::Response ok = table.take_response("hvd.process_set.1");
+  CHECK(ok.kind == control::Response::Kind::kRun);
+  CHECK(ok.first_dims == std::vector<int64_t>{1, 2});  // the ranks, for every rank to apply
+}

@@ -86,3 +86,28 @@ TEST_CASE("tensor queue: fail_all fails what is queued and refuses later adds") 
   CHECK(q.add(entry("q")).message() == "gone");
   CHECK(q.size() == 0);
 }
+
+TEST_CASE("tensor_queue: names are per process set; fail_set fails only that set") {
+  core::TensorQueue q;
+  core::TensorEntry in_global = entry("w");
+  core::TensorEntry in_set = entry("w");
+  in_set.process_set = 3;
+  const auto global_handle = in_global.handle;
+  const auto set_handle = in_set.handle;
+  REQUIRE(q.add(std::move(in_global)).ok());
+  REQUIRE(q.add(std::move(in_set)).ok());  // the same name in another set is no duplicate
+  core::TensorEntry again = entry("w");
+  again.process_set = 3;
+  CHECK_FALSE(q.add(std::move(again)).ok());  // but twice in one set is
+  const std::vector<core::FreshRequest> fresh = q.pop_fresh();
+  REQUIRE(fresh.size() == 2);
+  CHECK(fresh[0].process_set == 0);
+  CHECK(fresh[1].process_set == 3);
+
+  q.fail_set(3, Status::error(ErrorCode::kUsage, "process set 3 was removed"));
+  CHECK(set_handle->done());
+  CHECK(set_handle->wait().message() == "process set 3 was removed");
+  CHECK_FALSE(global_handle->done());
+  CHECK(q.take(0, {"w"}).size() == 1);
+  CHECK(q.size() == 0);
+}
