@@ -178,6 +178,22 @@ PYBIND11_MODULE(_hvd_torch, m) {
     }
     check(s);
   });
+  m.def("start_timeline", [](const std::string& path, bool mark_cycles) {
+    Status s;
+    {
+      py::gil_scoped_release unlocked;
+      s = hvd::start_timeline(path, mark_cycles);
+    }
+    check(s);
+  });
+  m.def("stop_timeline", [] {
+    Status s;
+    {
+      py::gil_scoped_release unlocked;
+      s = hvd::stop_timeline();
+    }
+    check(s);
+  });
   m.def("process_set_ranks", &hvd::process_set_ranks);
   m.def("process_set_rank", &hvd::process_set_rank);
   m.def("process_set_ids", &hvd::process_set_ids);

@@ -354,7 +354,6 @@ def check_errors(r, n):
     raises(ValueError, lambda: hvd.poll(10 ** 9), 'poll of an unknown handle')
     check(hvd.synchronize(10 ** 9) is None, 'synchronize of an unknown handle gives None')
     raises(NotImplementedError, lambda: hvd.join(), 'join says it is not supported')
-    raises(NotImplementedError, lambda: hvd.start_timeline('/tmp/x.json'), 'start_timeline')
     raises(NotImplementedError, lambda: hvd.SyncBatchNorm(4), 'SyncBatchNorm: not yet')
     raises(TypeError, lambda: hvd.allreduce(torch.ones(2, dtype=torch.complex64)),
            'a dtype libhvd lacks')
@@ -479,6 +478,46 @@ def check_process_sets(r, n):
     else:
         check(not again.included(), 'a set added again: not included')
     hvd.remove_process_set(again)
+
+
+def check_timeline(r, n):
+    """start_timeline/stop_timeline at run time: rank 0 ends with one trace holding every
+    rank's events, the named tensor's included."""
+    import json
+    import tempfile
+    where = hvd.broadcast_object(tempfile.mkdtemp(prefix='hvd-tl-') if r == 0 else None, 0,
+                                 name='timeline.dir')
+    path = os.path.join(where, 'run.json')
+    hvd.start_timeline(path, mark_cycles=True)
+    raises(ValueError, lambda: hvd.start_timeline(path), 'start_timeline twice')
+    hvd.allreduce(torch.ones(4), name='timeline.tensor')
+    hvd.stop_timeline()
+    raises(ValueError, hvd.stop_timeline, 'stop_timeline with none running')
+    found = None
+    if r == 0:
+        with open(path) as f:
+            events = json.load(f)
+        found = {
+            'ranks': sorted({e.get('pid') for e in events if e.get('ph') in ('B', 'E')}),
+            'tensor': any(e.get('args', {}).get('name') == 'timeline.tensor'
+                          for e in events if e.get('ph') == 'M'),
+            'cycles': any(e.get('name') == 'CYCLE_START' for e in events),
+        }
+    found = hvd.broadcast_object(found, 0, name='timeline.found')
+    check(found['ranks'] == list(range(n)), 'timeline: every rank in the merged trace: %s'
+          % found['ranks'])
+    check(found['tensor'], 'timeline: the named tensor has its track')
+    check(found['cycles'], 'timeline: mark_cycles records CYCLE_START')
+    # A second timeline after the first, to another file.
+    hvd.start_timeline(os.path.join(where, 'again.json'))
+    hvd.stop_timeline()
+    written = hvd.broadcast_object(os.path.exists(os.path.join(where, 'again.json'))
+                                   if r == 0 else None, 0, name='timeline.again')
+    check(written, 'timeline: a second one is written')
+    hvd.barrier()
+    if r == 0:
+        import shutil
+        shutil.rmtree(where, ignore_errors=True)
 
 
 def check_helpers(r, n):
@@ -616,7 +655,7 @@ def main():
     r, n = hvd.rank(), hvd.size()
     for part in (check_queries, check_allreduce, check_grouped_allreduce, check_allgather,
                  check_broadcast, check_alltoall, check_reducescatter, check_gradients,
-                 check_errors, check_process_sets, check_helpers, check_optimizer, check_cuda):
+                 check_errors, check_process_sets, check_timeline, check_helpers, check_optimizer, check_cuda):
         part(r, n)
     check_reinit()
     hvd.shutdown()

@@ -173,13 +173,26 @@ def ccl_built():
     return False
 
 
+def _timeline_call(fn, *args):
+    from .exceptions import HorovodInternalError
+    _initialized(None)
+    try:
+        fn(*args)
+    except RuntimeError as e:
+        if str(e).startswith('usage: '):
+            raise ValueError('hvdrun.torch: ' + str(e)[len('usage: '):])
+        raise HorovodInternalError(str(e))
+
+
 def start_timeline(file_path, mark_cycles=False):
-    raise NotImplementedError(
-        'hvdrun.torch: start_timeline at run time is not supported yet; start the job with '
-        'hvdrun --timeline-filename FILE (HOROVOD_TIMELINE) instead')
+    """Starts recording a timeline of every rank's collectives (call it on every rank). Each
+    rank writes FILE.rank<N>.json; stop_timeline() merges them into `file_path`, one track
+    group per rank, viewable in Perfetto or chrome://tracing. ValueError when a timeline is
+    being recorded already (hvdrun --timeline-filename, or an earlier call)."""
+    _timeline_call(_lib.start_timeline, str(file_path), bool(mark_cycles))
 
 
 def stop_timeline():
-    raise NotImplementedError(
-        'hvdrun.torch: stop_timeline at run time is not supported yet; the timeline set with '
-        'hvdrun --timeline-filename runs for the whole job')
+    """Stops the timeline on every rank (call it on every rank); rank 0 merges the ranks' files
+    into the path start_timeline() was given."""
+    _timeline_call(_lib.stop_timeline)

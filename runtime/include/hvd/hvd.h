@@ -125,4 +125,14 @@ std::vector<int> process_set_ids();
 /// This rank's rank within the set; -1 when it is not a member or there is no such set.
 int process_set_rank(int id);
 
+/// Collective (every rank calls it): after a barrier, every rank starts writing its timeline
+/// (`path` without ".json", plus ".rank<N>.json"), with the same epoch, as HOROVOD_TIMELINE
+/// does. Error when a timeline is being written already (HOROVOD_TIMELINE or an earlier call)
+/// or the file cannot be created.
+Status start_timeline(const std::string& path, bool mark_cycles = false);
+/// Collective: every rank closes its timeline; then, for one started by start_timeline(), rank
+/// 0 merges the ranks' files into `path` (one trace, a track group per rank). A timeline from
+/// HOROVOD_TIMELINE stops too; hvdrun merges that one when the job ends, as always.
+Status stop_timeline();
+
 }  // namespace hvd

@@ -11,6 +11,7 @@
 #include "common/env.h"
 #include "control/message.h"
 #include "core/runtime_factory.h"
+#include "core/timeline_merge.h"
 #include "hvd/env_keys.h"
 #include "hvd/hvd.h"
 
@@ -290,6 +291,39 @@ std::vector<int> process_set_ranks(int id) {
 std::vector<int> process_set_ids() {
   core::Runtime* rt = g_runtime.load();
   return rt == nullptr ? std::vector<int>{} : rt->process_set_ids();
+}
+
+Status start_timeline(const std::string& path, bool mark_cycles) {
+  core::Runtime* rt = g_runtime.load();
+  if (rt == nullptr) return Status::error(ErrorCode::kUsage, "hvd::init() has not been called");
+  // After a barrier, which the ranks leave at nearly the same moment: the tracks' epoch.
+  if (Status s = barrier(0); !s.ok()) return s;
+  return rt->start_timeline(path, mark_cycles);
+}
+
+Status stop_timeline() {
+  core::Runtime* rt = g_runtime.load();
+  if (rt == nullptr) return Status::error(ErrorCode::kUsage, "hvd::init() has not been called");
+  std::string base;
+  bool from_api = false;
+  const Status stopped = rt->stop_timeline(&base, &from_api);
+  // Every rank's file is complete once the barrier is passed.
+  if (Status s = barrier(0); !s.ok()) return s;
+  if (!stopped.ok() || !from_api || rt->world().rank != 0) return stopped;
+  std::vector<std::string> files;
+  for (int r = 0; r < rt->world().size; ++r) files.push_back(core::timeline_rank_path(base, r));
+  try {
+    const core::TimelineMergeResult merged = core::merge_timelines(files, base);
+    if (!merged.missing.empty()) {
+      return Status::error(ErrorCode::kUsage,
+                           str_cat("stop_timeline: merged ", merged.merged.size(), " of ",
+                                   files.size(), " ranks' timelines into ", base, "; ",
+                                   merged.problems.empty() ? "" : merged.problems.front()));
+    }
+  } catch (...) {
+    return Status::from_exception(std::current_exception());
+  }
+  return Status();
 }
 
 int process_set_rank(int id) {

@@ -52,12 +52,17 @@ Runtime::Runtime(bootstrap::WorldInfo world, std::unique_ptr<control::Channel> c
                  GpuLaneFactory gpu_lanes, SetCommsFactory sets)
     : world_(std::move(world)),
       options_(options),
-      timeline_(make_timeline(options.timeline, world_.rank)),
       set_factory_(std::move(sets)),
       global_(make_global_set(sets_, world_, std::move(channel), std::move(backend),
                               options.controller, std::move(gpu_lanes))) {
   table_[0] = all_ranks(world_.size);
-  global_.executor.set_timeline(timeline_.get());
+  if (std::unique_ptr<TimelineWriter> t = make_timeline(options.timeline, world_.rank)) {
+    timeline_ = t.get();
+    timeline_base_ = options.timeline.filename;
+    timelines_.push_back(std::move(t));
+  }
+  executors_timeline_ = timeline_.load();
+  global_.executor.set_timeline(executors_timeline_);
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -110,10 +115,10 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
     entries.push_back(TensorEntry{request, process_set, inputs[i], outputs[i], handles[i]});
   }
   // Begin before queueing: once queued, the loop may end the phase at any moment.
-  if (timeline_) {
+  if (TimelineWriter* timeline = timeline_.load()) {
     for (const control::Request& r : requests) {
-      timeline_->begin(r.name, timeline_phase::kNegotiate,
-                       TimelineTensorMeta::of_shape(r.dtype, r.shape));
+      timeline->begin(r.name, timeline_phase::kNegotiate,
+                      TimelineTensorMeta::of_shape(r.dtype, r.shape));
     }
   }
   const Status added = queue_.add_group(std::move(entries));
@@ -166,8 +171,53 @@ void Runtime::shutdown() {
   if (thread_.joinable()) thread_.join();
 }
 
+Status Runtime::start_timeline(const std::string& path, bool mark_cycles) {
+  std::lock_guard<std::mutex> lock(timelines_mutex_);
+  if (TimelineWriter* running = timeline_.load()) {
+    return Status::error(ErrorCode::kUsage,
+                         str_cat("start_timeline: this rank already writes a timeline to ",
+                                 running->path(), "; stop_timeline() first"));
+  }
+  if (path.empty()) return Status::error(ErrorCode::kUsage, "start_timeline: an empty path");
+  try {
+    TimelineOptions options = options_.timeline;
+    options.filename = path;
+    options.mark_cycles = mark_cycles;
+    timelines_.push_back(make_timeline(options, world_.rank));
+  } catch (...) {
+    return Status::from_exception(std::current_exception());
+  }
+  timeline_ = timelines_.back().get();
+  timeline_from_api_ = true;
+  timeline_base_ = path;
+  return Status();
+}
+
+Status Runtime::stop_timeline(std::string* base, bool* from_api) {
+  std::lock_guard<std::mutex> lock(timelines_mutex_);
+  TimelineWriter* running = timeline_.exchange(nullptr);
+  if (running == nullptr) {
+    return Status::error(ErrorCode::kUsage, "stop_timeline: no timeline is being written");
+  }
+  *from_api = timeline_from_api_;
+  timeline_from_api_ = false;
+  *base = timeline_base_;
+  try {
+    running->close();  // what the loop records into it from now on is ignored
+  } catch (...) {
+    return Status::from_exception(std::current_exception());
+  }
+  return Status();
+}
+
 void Runtime::run_cycle() {
-  if (timeline_) timeline_->mark_cycle_start();
+  // A timeline started or stopped since the last cycle: the executors record into it now.
+  TimelineWriter* const timeline = timeline_.load();
+  if (timeline != executors_timeline_) {
+    executors_timeline_ = timeline;
+    for (auto& [id, set] : sets_) set->executor.set_timeline(timeline);
+  }
+  if (timeline) timeline->mark_cycle_start();
   std::map<int, std::vector<control::Request>> fresh;
   for (FreshRequest& f : queue_.pop_fresh()) {
     fresh[f.process_set].push_back(std::move(f.request));
@@ -201,9 +251,9 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh
                             bool want_shutdown) {
   const control::CycleResult result = set.controller.run_cycle(std::move(fresh), want_shutdown);
   for (const control::Response& r : result.responses) {
-    if (timeline_) {
-      timeline_->end(std::vector<std::string_view>(r.names.begin(), r.names.end()),
-                     timeline_phase::kNegotiate);
+    if (executors_timeline_) {
+      executors_timeline_->end(std::vector<std::string_view>(r.names.begin(), r.names.end()),
+                               timeline_phase::kNegotiate);
     }
     std::vector<TensorEntry> entries = queue_.take(set.id, r.names);
     if (r.kind == control::Response::Kind::kRun &&
@@ -277,7 +327,7 @@ int Runtime::add_set(const std::vector<int64_t>& requested) {
         GpuLaneFactory{}, options_.controller);
     // The GPU lane's factory sends NCCL's id over the set's own channel, which the set owns.
     if (comms->gpu) set->lanes.set_gpu_factory(comms->gpu(*set->channel, w));
-    set->executor.set_timeline(timeline_.get());
+    set->executor.set_timeline(executors_timeline_);
     sets_.emplace(id, std::move(set));
   }
   std::lock_guard<std::mutex> lock(table_mutex_);
@@ -329,12 +379,12 @@ void Runtime::loop() {
     }
     queue_.fail_all(Status::error(ErrorCode::kUsage, "libhvd has been shut down"));
   } catch (...) {
-    if (timeline_) timeline_->mark(kFatalMark);
+    if (TimelineWriter* timeline = timeline_.load()) timeline->mark(kFatalMark);
     queue_.fail_all(Status::from_exception(std::current_exception()));
   }
-  if (timeline_) {
+  if (TimelineWriter* timeline = timeline_.load()) {
     try {
-      timeline_->close();
+      timeline->close();
     } catch (const std::exception&) {
       // A timeline that could not be written must not turn a finished run into a failure.
     }

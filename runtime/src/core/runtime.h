@@ -74,6 +74,14 @@ class Runtime {
   std::optional<std::vector<int>> process_set_ranks(int id) const;
   /// Every set's id, 0 first.
   std::vector<int> process_set_ids() const;
+  /// Starts writing this rank's timeline (timeline_rank_path(path, rank)) with its epoch now:
+  /// call it on every rank at the same moment (hvd::start_timeline() does, after a barrier).
+  /// Error when a timeline is being written already, or the file cannot be created.
+  Status start_timeline(const std::string& path, bool mark_cycles);
+  /// Closes this rank's timeline and says where it was (its base path), and whether
+  /// start_timeline() started it (then the caller merges the ranks' files); error when none
+  /// is being written, or writing failed.
+  Status stop_timeline(std::string* base, bool* from_api);
   /// Asks every rank to stop, waits for the loop to end, and fails what is still pending.
   void shutdown();
 
@@ -92,7 +100,15 @@ class Runtime {
   bootstrap::WorldInfo world_;
   RuntimeOptions options_;
   TensorQueue queue_;
-  std::unique_ptr<TimelineWriter> timeline_;
+  // The timeline being written; null when none. Every thread reads it; only start_timeline()
+  // and stop_timeline() change it. Writers live until the runtime ends, so a thread that loaded
+  // the pointer just before a stop records into a closed writer, which ignores it.
+  std::atomic<TimelineWriter*> timeline_{nullptr};
+  std::mutex timelines_mutex_;  // guards timelines_ and the changes of timeline_
+  std::vector<std::unique_ptr<TimelineWriter>> timelines_;
+  bool timeline_from_api_ = false;  // started by start_timeline(), not HOROVOD_TIMELINE
+  std::string timeline_base_;       // the running timeline's base path (timeline_rank_path())
+  TimelineWriter* executors_timeline_ = nullptr;  // what the executors record into; loop only
   SetCommsFactory set_factory_;
   // The sets this rank is in, by id; 0 (all ranks) always. Background loop only.
   std::map<int, std::unique_ptr<ProcessSet>> sets_;
