@@ -485,8 +485,10 @@ def check_timeline(r, n):
     rank's events, the named tensor's included."""
     import json
     import tempfile
-    where = hvd.broadcast_object(tempfile.mkdtemp(prefix='hvd-tl-') if r == 0 else None, 0,
-                                 name='timeline.dir')
+    # In the working directory: every rank's file must be where rank 0 can merge it, and the
+    # nodes of the test cluster share that, not /tmp.
+    where = hvd.broadcast_object(tempfile.mkdtemp(prefix='hvd-tl-', dir=os.getcwd())
+                                 if r == 0 else None, 0, name='timeline.dir')
     path = os.path.join(where, 'run.json')
     hvd.start_timeline(path, mark_cycles=True)
     raises(ValueError, lambda: hvd.start_timeline(path), 'start_timeline twice')

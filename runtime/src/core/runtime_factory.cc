@@ -56,10 +56,14 @@ Instance make_instance(const EnvMap& env) {
   auto backend =
       backends::make_host_backend(host_backend, kind, env, *b.store, b.world, secret, setup);
   control::Channel& control = *channel;  // owned by the runtime, as is the lane factory
+  // Process sets connect later, without the store: they advertise the address the run's own
+  // transports chose from it (the one this rank used to reach hvdrun's store).
+  backends::ring::TransportSetup set_setup = setup;
+  if (set_setup.address.empty()) set_setup.address = b.store->reachable_address();
   instance.runtime = std::make_unique<Runtime>(
       b.world, std::move(channel), std::move(backend), runtime_options_from_env(env),
       gpu_lane_factory(env, control, b.world),
-      set_comms_factory(env, b.world, host_backend, kind, secret, setup));
+      set_comms_factory(env, b.world, host_backend, kind, secret, set_setup));
   // Every transport is connected (the hierarchical backend's groups included) and the GPU lane
   // gets NCCL's id over the control channel: the store is needed only to keep a library alive.
   if (b.store->holds_session()) instance.store = std::move(b.store);
