@@ -218,8 +218,10 @@ int main() {
         o.dtype = hvd::DataType::kFloat64;
       }
       s = hvd::allreduce_async("mismatch", v, o, hvd::ReduceOp::kSum, 1.0, 1.0, even_id).wait();
-      expect(evens.size() == 1 ? s.ok() : (!s.ok() && s.message().find("mismatched data types") != std::string::npos),
-             "a dtype mismatch in a set: " + s.message());
+      expect(evens.size() == 1 ? s.ok()
+                               : (!s.ok() && s.message().find("mismatched data types") != std::string::npos &&
+                                  s.message().find("process set " + std::to_string(even_id) + " (ranks [0, 2") != std::string::npos),
+             "a dtype mismatch in a set, naming the set and its ranks: " + s.message());
       collectives_in(even_id, evens, "even set after a mismatch");
     }
   }

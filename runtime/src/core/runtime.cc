@@ -2,6 +2,7 @@
 #include "core/runtime.h"
 
 #include <algorithm>
+#include <iostream>
 #include <iterator>
 #include <string>
 
@@ -151,6 +152,11 @@ std::shared_ptr<HandleState> Runtime::remove_process_set(int id) {
   return enqueue(std::move(r), {}, {}, 0);
 }
 
+std::string Runtime::set_label(int id) const {
+  const std::optional<std::vector<int>> ranks = process_set_ranks(id);
+  return ranks ? ranks_text({ranks->begin(), ranks->end()}) : "?";
+}
+
 std::optional<std::vector<int>> Runtime::process_set_ranks(int id) const {
   std::lock_guard<std::mutex> lock(table_mutex_);
   const auto it = table_.find(id);
@@ -256,6 +262,14 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh
                                timeline_phase::kNegotiate);
     }
     std::vector<TensorEntry> entries = queue_.take(set.id, r.names);
+    if (r.kind == control::Response::Kind::kError && set.id != 0) {
+      // Negotiation names ranks by their place in the set: say which ranks those are.
+      control::Response named = r;
+      named.error = str_cat("process set ", set.id, " (ranks ", set_label(set.id),
+                            "; ranks below are positions in it): ", r.error);
+      set.executor.run(named, std::move(entries));
+      continue;
+    }
     if (r.kind == control::Response::Kind::kRun &&
         (r.type == control::OpType::kAddProcessSet ||
          r.type == control::OpType::kRemoveProcessSet)) {
@@ -321,10 +335,22 @@ int Runtime::add_set(const std::vector<int64_t>& requested) {
       set_factory_(id, ranks, *global_.channel, global_.lanes.host_backend());
   if (comms) {
     const bootstrap::WorldInfo w = comms->world;
+    control::ControllerOptions options = options_.controller;
+    // Stall warnings name ranks by their place in the set, like its errors.
+    const std::string prefix =
+        str_cat("process set ", id, " (ranks ", ranks_text({ranks.begin(), ranks.end()}),
+                "; ranks below are positions in it): ");
+    options.warn = [prefix, warn = options.warn](const std::string& line) {
+      if (warn) {
+        warn(prefix + line);
+      } else {
+        std::cerr << prefix << line << std::endl;
+      }
+    };
     auto set = std::make_unique<ProcessSet>(
         id, w, std::move(comms->channel),
         backends::Lane{std::move(comms->backend), std::make_unique<backends::HostMemory>()},
-        GpuLaneFactory{}, options_.controller);
+        GpuLaneFactory{}, options);
     // The GPU lane's factory sends NCCL's id over the set's own channel, which the set owns.
     if (comms->gpu) set->lanes.set_gpu_factory(comms->gpu(*set->channel, w));
     set->executor.set_timeline(executors_timeline_);

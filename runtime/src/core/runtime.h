@@ -93,6 +93,8 @@ class Runtime {
   // A response of the global set that adds or removes a process set (on every rank alike).
   void change_sets(const control::Response& r, std::vector<TensorEntry> entries);
   int add_set(const std::vector<int64_t>& ranks);
+  // "[1, 3]": set `id`'s global ranks, for messages.
+  std::string set_label(int id) const;
   void remove_set(const std::vector<int64_t>& id);
   // Between two cycles: returns at once, on an enqueue, or at cycle_end (see runtime.cc).
   void wait_for_work(std::chrono::steady_clock::time_point cycle_end);
