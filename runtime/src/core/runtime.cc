@@ -224,18 +224,20 @@ void Runtime::run_cycle() {
     for (auto& [id, set] : sets_) set->executor.set_timeline(timeline);
   }
   if (timeline) timeline->mark_cycle_start();
+  // Sorted by set; the map stays empty (no allocation per cycle) while only set 0 is used.
+  std::vector<control::Request> global_fresh;
   std::map<int, std::vector<control::Request>> fresh;
   for (FreshRequest& f : queue_.pop_fresh()) {
-    fresh[f.process_set].push_back(std::move(f.request));
+    (f.process_set == 0 ? global_fresh : fresh[f.process_set]).push_back(std::move(f.request));
   }
   // The global set first: it may add or remove sets, on every rank in the same cycle.
-  const bool stop = run_set_cycle(global_, std::move(fresh[0]), shutdown_requested_.load());
+  const bool stop = run_set_cycle(global_, std::move(global_fresh), shutdown_requested_.load());
   if (stop) {
     stopped_ = true;  // every rank saw the same vote: none runs the other sets' cycles now
     return;
   }
   for (auto& [id, requests] : fresh) {
-    if (id == 0 || sets_.count(id) > 0) continue;
+    if (sets_.count(id) > 0) continue;
     // Queued while the set was being removed: it no longer runs anything.
     std::vector<std::string> names;
     for (const control::Request& r : requests) names.push_back(r.name);
