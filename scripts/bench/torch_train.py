@@ -8,6 +8,11 @@ or torch's DistributedDataParallel over gloo (--impl ddp), on CPU, synthetic dat
 Launch it with `hvdrun -np N -- python3 torch_train.py ...`; it runs alone too (N = 1: no
 wrapper, no communication). Rank 0 prints one line:
   bench-torch: impl I model M np N batch B img/s X step_ms S wait_ms W cpu_ms_per_img C
+               sleeps_per_step Z preempted_per_step P
+Z and P: rank 0's voluntary and involuntary context switches (all threads) per timed step: a
+sleep (futex, epoll) and, mostly, a sched_yield or preemption that gave the core to another
+runnable thread. On a loaded machine each of them can cost a time slice before the thread
+runs again.
 
 wait_ms is the time per step a rank spends waiting on communication that compute did not hide:
   hvd: the time blocked in optimizer.synchronize() (the allreduces started from backward's
@@ -18,6 +23,7 @@ wait_ms is the time per step a rank spends waiting on communication that compute
 """
 import argparse
 import os
+import resource
 import time
 
 import torch
@@ -133,11 +139,15 @@ def main():
     d.barrier()
     d.wait_s = 0.0
     backward_s = 0.0
+    usage_start = resource.getrusage(resource.RUSAGE_SELF)
     cpu_start, start = time.process_time(), time.perf_counter()
     for i in range(args.steps):
         backward_s += d.step(*pool[i % len(pool)])
     elapsed = time.perf_counter() - start
     cpu_s = time.process_time() - cpu_start
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    sleeps = usage.ru_nvcsw - usage_start.ru_nvcsw
+    preempted = usage.ru_nivcsw - usage_start.ru_nivcsw
     wait_s = d.wait_s
     if args.impl == 'ddp' and d.world > 1:
         local_backward_s = sum(d.step(*pool[i % len(pool)], communicate=False)
@@ -147,9 +157,10 @@ def main():
     if d.rank == 0:
         images = args.steps * args.batch_size
         print('bench-torch: impl %s model %s np %d batch %d img/s %.1f step_ms %.2f wait_ms %.2f '
-              'cpu_ms_per_img %.3f' % (args.impl, args.model, d.world, args.batch_size,
-                                       d.world * images / elapsed, 1e3 * elapsed / args.steps,
-                                       1e3 * wait_s / args.steps, 1e3 * cpu_s / images),
+              'cpu_ms_per_img %.3f sleeps_per_step %.1f preempted_per_step %.1f'
+              % (args.impl, args.model, d.world, args.batch_size, d.world * images / elapsed,
+                 1e3 * elapsed / args.steps, 1e3 * wait_s / args.steps, 1e3 * cpu_s / images,
+                 sleeps / args.steps, preempted / args.steps),
               flush=True)
 
 
