@@ -354,7 +354,6 @@ def check_errors(r, n):
     raises(ValueError, lambda: hvd.poll(10 ** 9), 'poll of an unknown handle')
     check(hvd.synchronize(10 ** 9) is None, 'synchronize of an unknown handle gives None')
     raises(NotImplementedError, lambda: hvd.join(), 'join says it is not supported')
-    raises(NotImplementedError, lambda: hvd.SyncBatchNorm(4), 'SyncBatchNorm: not yet')
     raises(TypeError, lambda: hvd.allreduce(torch.ones(2, dtype=torch.complex64)),
            'a dtype libhvd lacks')
     # A root that is no rank: every rank gets the error, and the next collective works.

@@ -4,7 +4,7 @@
     import hvdrun.torch as hvd          # or, under hvdrun --horovod-compat:
     import horovod.torch as hvd
 
-Not yet here: join(), SyncBatchNorm and Adasum; each raises NotImplementedError saying so.
+Not yet here: join() and Adasum; each raises NotImplementedError saying so.
 """
 
 from .basics import (Adasum, Average, Max, Min, Product, Sum, ccl_built, cross_rank, cross_size,
@@ -25,10 +25,4 @@ from .mpi_ops import (allgather, allgather_async, allreduce, allreduce_, allredu
                       reducescatter_async, synchronize)
 from .optimizer import DistributedOptimizer
 from .process_sets import ProcessSet, add_process_set, global_process_set, remove_process_set
-
-
-class SyncBatchNorm:
-    """Not in hvdrun.torch yet."""
-
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError('hvdrun.torch: SyncBatchNorm is not supported yet')
+from .sync_batch_norm import SyncBatchNorm

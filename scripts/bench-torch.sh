@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# hvdrun.torch against torch's own data parallelism, both launched by this build's hvdrun on the
+# same ranks, in one run, interleaved (so both see the same machine load):
+#  1. Training (scripts/bench/torch_train.py): the same model, synthetic data and batch per rank,
+#     once with hvdrun.torch's DistributedOptimizer, once with DistributedDataParallel over
+#     gloo, on 1 and 2 ranks, for an MLP and the CNN of the Fashion-MNIST example (28x28) and
+#     torchvision's ResNet-18 (62 parameter tensors) on 32x32 images. Every rank gets one
+#     intra-op thread (OMP_NUM_THREADS=1, torch.set_num_threads(1)), so each rank is one
+#     "device" and 1 -> 2 ranks measures data-parallel scaling, as in bench-train.sh.
+#  2. One tensor's allreduce (scripts/bench/torch_allreduce.py), 8 B to 64 MiB on 2 ranks:
+#     hvdrun.torch.allreduce_ against torch.distributed.all_reduce (gloo), in the same processes.
+#
+# Usage: scripts/bench-torch.sh [--rounds N] [--steps-scale X] [--allreduce-scale X]
+#                               [--models mlp,cnn,resnet18] [--no-allreduce]
+# Defaults (3 rounds, the step counts below) take about two minutes on 2 cores; --rounds 5
+# --steps-scale 3 --allreduce-scale 3 gives steadier medians. Prints every run, then medians:
+# img/s of all ranks, ratio hvd/ddp (target >= 1.1), wait on communication per step (how each
+# is measured: torch_train.py's docstring), scaling efficiency 1 -> 2 ranks, and per size the
+# allreduce times and ratio hvd/gloo (target <= 1.0). Ends with the load average. Rank 0's
+# process CPU time per image (all its threads) is printed too: on a shared machine wall-clock
+# rates follow the other jobs' load, and the 1-rank rows (the same code for both: no wrapper)
+# show how much.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+hvdrun="${HVDRUN:-./build/bin/hvdrun}"
+python="${PYTHON:-/usr/bin/python3}"   # Debian's python3-torch, not a virtualenv's
+rounds=3 steps_scale=1 allreduce_scale=1 models=mlp,cnn,resnet18 allreduce=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) rounds="$2"; shift 2 ;;
+    --steps-scale) steps_scale="$2"; shift 2 ;;
+    --allreduce-scale) allreduce_scale="$2"; shift 2 ;;
+    --models) models="$2"; shift 2 ;;
+    --no-allreduce) allreduce=0; shift ;;
+    *) echo "bench-torch: unknown argument '$1' (see the usage at the top of $0)" >&2; exit 2 ;;
+  esac
+done
+[ -x "$hvdrun" ] || { echo "bench-torch: build first (scripts/build.sh)" >&2; exit 1; }
+"$python" -c "import torch, torchvision" 2>/dev/null ||
+  { echo "bench-torch: $python lacks torch or torchvision (python3-torch, python3-torchvision)" >&2; exit 1; }
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+
+# model batch-per-rank warmup steps
+declare -A config=([mlp]="64 5 60" [cnn]="64 3 20" [resnet18]="32 2 6")
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+field() { sed -n "s|.* $1 \([0-9.]*\).*|\1|p" <<<"$2"; }
+
+# run IMPL MODEL NP -> rank 0's "bench-torch: ..." line
+run() {
+  local impl="$1" model="$2" np="$3" batch warmup steps out
+  read -r batch warmup steps <<<"${config[$model]}"
+  steps=$(awk -v s="$steps" -v x="$steps_scale" 'BEGIN { printf "%d", s * x }')
+  out=$("$hvdrun" -np "$np" -- "$python" scripts/bench/torch_train.py --impl "$impl" \
+        --model "$model" --batch-size "$batch" --warmup "$warmup" --steps "$steps" 2>&1) ||
+    { echo "$out" >&2; exit 1; }
+  grep -o 'bench-torch: .*' <<<"$out"
+}
+
+declare -A img wait cpu
+IFS=, read -ra model_list <<<"$models"
+for ((r = 1; r <= rounds; r++)); do
+  for model in "${model_list[@]}"; do
+    for np in 1 2; do
+      # Alternate which goes first, so that neither always follows the other's start-up.
+      order="hvd ddp"; [ $((r % 2)) -eq 0 ] && order="ddp hvd"
+      for impl in $order; do
+        line=$(run "$impl" "$model" "$np")
+        echo "round $r  $line"
+        img["$model/$impl/$np"]+="$(field 'img/s' "$line") "
+        wait["$model/$impl/$np"]+="$(field wait_ms "$line") "
+        cpu["$model/$impl/$np"]+="$(field cpu_ms_per_img "$line") "
+      done
+    done
+  done
+done
+
+med() { tr ' ' '\n' <<<"$1" | grep . | median; }
+echo
+printf '%-9s %3s %10s %10s %8s %12s %12s %12s %12s\n' model np "hvd img/s" "ddp img/s" \
+  "hvd/ddp" "hvd wait ms" "ddp wait ms" "hvd CPU ms/img" "ddp CPU ms/img"
+for model in "${model_list[@]}"; do
+  for np in 1 2; do
+    h=$(med "${img[$model/hvd/$np]}") d=$(med "${img[$model/ddp/$np]}")
+    printf '%-9s %3d %10.1f %10.1f %8.3f %12.2f %12.2f %14.3f %14.3f\n' "$model" "$np" "$h" "$d" \
+      "$(awk -v h="$h" -v d="$d" 'BEGIN { print h / d }')" \
+      "$(med "${wait[$model/hvd/$np]}")" "$(med "${wait[$model/ddp/$np]}")" \
+      "$(med "${cpu[$model/hvd/$np]}")" "$(med "${cpu[$model/ddp/$np]}")"
+  done
+  awk -v h1="$(med "${img[$model/hvd/1]}")" -v h2="$(med "${img[$model/hvd/2]}")" \
+      -v d1="$(med "${img[$model/ddp/1]}")" -v d2="$(med "${img[$model/ddp/2]}")" -v m="$model" 'BEGIN {
+    printf "%-9s scaling 1->2 ranks: hvd %.2fx (efficiency %.3f), ddp %.2fx (efficiency %.3f); 2-rank hvd/ddp %.3f (target >= 1.1)\n",
+           m, h2 / h1, h2 / (2 * h1), d2 / d1, d2 / (2 * d1), h2 / d2 }'
+done
+echo "training: medians of $rounds interleaved round(s); 1 thread per rank; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+if [ "$allreduce" = 1 ]; then
+  echo
+  printf '%10s %6s %12s %12s %9s\n' bytes reps "hvd us" "gloo us" "hvd/gloo"
+  out=$("$hvdrun" -np 2 -- "$python" scripts/bench/torch_allreduce.py --scale "$allreduce_scale" 2>&1) ||
+    { echo "$out" >&2; exit 1; }
+  grep -o 'bench-torch-allreduce: .*' <<<"$out" | while read -r line; do
+    printf '%10d %6d %12.1f %12.1f %9.3f\n' "$(field bytes "$line")" "$(field reps "$line")" \
+      "$(field hvd_us "$line")" "$(field gloo_us "$line")" "$(field ratio "$line")"
+  done
+  echo "allreduce: 2 ranks, float32 Sum in place, median per size (target hvd/gloo <= 1.0); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
