@@ -465,6 +465,11 @@ def check_process_sets(r, n):
     opt.step()
     w = hvd.allgather(model.weight.detach(), process_set=mine)
     check(bool((w == w[0]).all()), 'DistributedOptimizer in a set: same weights on its ranks')
+    # SyncBatchNorm over the set: the statistics of the set's batches together.
+    bn = hvd.SyncBatchNorm(2, process_set=mine).double()
+    batch = lambda k: torch.arange(6, dtype=torch.float64).reshape(3, 2) * (k + 1)
+    reference = torch.nn.BatchNorm1d(2).double()(torch.cat([batch(k) for k in members]))
+    same(bn(batch(r)), reference[3 * p:3 * p + 3], 'SyncBatchNorm in a set', 1e-9)
     hvd.barrier(process_set=mine)
     check(hvd.remove_process_set(odd_set) and hvd.remove_process_set(even_set),
           'remove_process_set returns True')
@@ -656,7 +661,8 @@ def main():
     r, n = hvd.rank(), hvd.size()
     for part in (check_queries, check_allreduce, check_grouped_allreduce, check_allgather,
                  check_broadcast, check_alltoall, check_reducescatter, check_gradients,
-                 check_errors, check_process_sets, check_timeline, check_helpers, check_optimizer, check_cuda):
+                 check_errors, check_process_sets, check_timeline, check_helpers,
+                 check_optimizer, check_cuda):
         part(r, n)
     check_reinit()
     hvd.shutdown()

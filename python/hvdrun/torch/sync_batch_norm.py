@@ -17,18 +17,19 @@ from torch.nn.modules.batchnorm import _BatchNorm
 from . import batch_norm_kernels as kernels
 from .basics import Sum
 from .mpi_ops import allgather_async, allreduce_async, synchronize
-from .process_sets import check_process_set, global_process_set
+from .process_sets import global_process_set, process_set_id
 
 
 class SyncBatchNorm(_BatchNorm):
     """Synchronous N-dimensional batch norm over all ranks; the arguments are BatchNorm's
-    (`num_features` is C of an (N, C, ...) input) plus Horovod's `process_set` (only the global
-    one in hvdrun). Every rank must call forward and backward the same number of times."""
+    (`num_features` is C of an (N, C, ...) input) plus Horovod's `process_set` (the statistics
+    are those of the set's ranks' batches). Every rank of the set must call forward and
+    backward the same number of times."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, process_set=global_process_set):
         super().__init__(num_features, eps, momentum, affine, track_running_stats)
-        check_process_set(process_set)
+        process_set_id(process_set)  # registered, or ValueError now
         self.process_set = process_set
 
     def _check_input_dim(self, input):
