@@ -141,14 +141,28 @@ void register_run_options(CLI::App& app, config::RunOptions& o) {
   register_tunables(app, o);
 }
 
-std::set<std::string> options_taking_value(const CLI::App& app) {
-  std::set<std::string> names;
+namespace {
+
+void collect_options_taking_value(const CLI::App& app, std::set<std::string>& names) {
   for (const CLI::Option* opt : app.get_options()) {
     // A flag has a type size too; it is its expected count of 0 that says it takes no value.
     if (opt->get_items_expected_max() <= 0 || opt->get_positional()) continue;
     for (const std::string& s : opt->get_snames()) names.insert("-" + s);
     for (const std::string& l : opt->get_lnames()) names.insert("--" + l);
   }
+  // Option groups are nameless subcommands, and CLI11's get_options() leaves their options
+  // out: without them, "--cycle-time-ms 1 -np 2" stopped the scan at "1" and -np was never
+  // rewritten.
+  for (const CLI::App* group : app.get_subcommands({})) {
+    if (group->get_name().empty()) collect_options_taking_value(*group, names);
+  }
+}
+
+}  // namespace
+
+std::set<std::string> options_taking_value(const CLI::App& app) {
+  std::set<std::string> names;
+  collect_options_taking_value(app, names);
   return names;
 }
 

@@ -3,6 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include <CLI/CLI.hpp>
+
+#include "cli/run_cmd.h"
+#include "config/run_options.h"
+
 using hvd::launcher::cli::normalize_horovodrun_args;
 using Args = std::vector<std::string>;
 
@@ -25,4 +30,18 @@ TEST_CASE("argv_compat: horovodrun's single-dash options become long ones") {
                                     takes_value) ==
           Args{"hvdrun", "-H", "localhost:2", "--num-proc", "2", "prog"});
   }
+}
+
+TEST_CASE("argv_compat: options in option groups take their value too (--cycle-time-ms 1 -np 2)") {
+  // The real option table: hvdrun registers its tunables in option groups, which CLI11's
+  // get_options() leaves out; the scan then stopped at "1" and -np stayed a bundle of flags.
+  CLI::App app;
+  hvd::launcher::config::RunOptions opts;
+  hvd::launcher::cli::register_run_options(app, opts);
+  const std::set<std::string> takes_value = hvd::launcher::cli::options_taking_value(app);
+  CHECK(takes_value.count("--cycle-time-ms") == 1);
+  CHECK(takes_value.count("--num-proc") == 1);
+  CHECK(normalize_horovodrun_args({"hvdrun", "--cycle-time-ms", "1", "-np", "2", "--", "p"},
+                                  takes_value) ==
+        Args{"hvdrun", "--cycle-time-ms", "1", "--num-proc", "2", "--", "p"});
 }
