@@ -4,7 +4,7 @@
     import hvdrun.torch as hvd          # or, under hvdrun --horovod-compat:
     import horovod.torch as hvd
 
-Not yet here: process sets other than the global one, join(), SyncBatchNorm, Adasum and
+Not yet here: process sets other than the global one, SyncBatchNorm, Adasum and
 start_timeline/stop_timeline at run time; each raises NotImplementedError saying so.
 """
 

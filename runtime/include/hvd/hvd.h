@@ -101,4 +101,14 @@ Handle alltoallv_async(const std::string& name, const TensorView& in,
 /// Returns once every rank has called barrier().
 Status barrier();
 
+/// Horovod's hvd.join(): this rank has run out of data. Blocks until every rank has called
+/// join(); meanwhile the other ranks' allreduces (sum or average, host tensors) keep running,
+/// with zeros from the ranks that joined without submitting them (kAverage still divides by
+/// size()). Other collectives submitted while some rank has joined fail on the ranks that
+/// submitted them, naming the joined ranks. On success *last_joined_rank (may be null) is the
+/// rank whose join came last; every rank is then active again and join() may be called again.
+/// `device` is Horovod's (where zeros would live); only host zeros exist so far, so it is
+/// accepted and not used. Call it from one thread at a time.
+Status join(int* last_joined_rank, Device device = {});
+
 }  // namespace hvd

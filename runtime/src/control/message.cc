@@ -100,6 +100,8 @@ std::string_view op_type_name(OpType type) {
       return "alltoall";
     case OpType::kBarrier:
       return "barrier";
+    case OpType::kJoin:
+      return "join";
   }
   return "?";
 }
@@ -154,7 +156,7 @@ std::vector<Request> decode_requests(std::string_view bytes) {
   for (Request& r : out) {
     r.rank = rd.get<int32_t>();
     r.name = rd.get_string();
-    r.type = get_enum<OpType>(rd, static_cast<uint8_t>(OpType::kBarrier));
+    r.type = get_enum<OpType>(rd, static_cast<uint8_t>(OpType::kJoin));
     r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kInt16));
     r.op = get_enum<ReduceOp>(rd, static_cast<uint8_t>(ReduceOp::kProduct));
     r.root = rd.get<int32_t>();
@@ -187,6 +189,8 @@ std::string encode_responses(const std::vector<Response>& responses) {
     w.put_vector<int64_t>(r.counts);
     w.put<int32_t>(r.group);
     w.put_string(r.error);
+    w.put<uint8_t>(r.with_joined ? 1 : 0);
+    w.put<int32_t>(r.last_joined_rank);
   }
   return w.take();
 }
@@ -196,7 +200,7 @@ std::vector<Response> decode_responses(std::string_view bytes) {
   std::vector<Response> out(rd.get_count(40));  // so is a response
   for (Response& r : out) {
     r.kind = get_enum<Response::Kind>(rd, static_cast<uint8_t>(Response::Kind::kShutdown));
-    r.type = get_enum<OpType>(rd, static_cast<uint8_t>(OpType::kBarrier));
+    r.type = get_enum<OpType>(rd, static_cast<uint8_t>(OpType::kJoin));
     r.names.resize(rd.get_count(4));
     for (std::string& n : r.names) n = rd.get_string();
     r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kInt16));
@@ -209,6 +213,8 @@ std::vector<Response> decode_responses(std::string_view bytes) {
     r.counts = rd.get_vector<int64_t>();
     r.group = rd.get<int32_t>();
     r.error = rd.get_string();
+    r.with_joined = rd.get<uint8_t>() != 0;
+    r.last_joined_rank = rd.get<int32_t>();
   }
   if (!rd.done()) throw BackendError("control message has trailing bytes");
   return out;

@@ -20,7 +20,8 @@ enum class OpType : uint8_t {
   kBroadcast,
   kReducescatter,
   kAlltoall,
-  kBarrier
+  kBarrier,
+  kJoin  // hvd.join(): this rank is done; see control/join_rules.h
 };
 std::string_view op_type_name(OpType type);
 
@@ -59,6 +60,10 @@ struct Response {
   std::vector<int64_t> counts;
   int32_t group = -1;  // grouped allreduce: never split across fused responses
   std::string error;   // kError: why, naming the tensor and the ranks that disagree
+  /// Some ranks had joined (hvd.join) without this tensor and contribute zeros. Such a response
+  /// is never cached: a joined rank has no request to cache it with, and caches must agree.
+  bool with_joined = false;
+  int32_t last_joined_rank = -1;  // kJoin: the rank whose join completed the set
 };
 
 /// Why `shape` of `dtype` cannot be a tensor: an unknown dtype, a negative dimension, or a size

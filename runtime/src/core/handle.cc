@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "common/env.h"
+#include "control/join_rules.h"
 #include "control/message.h"
 #include "core/runtime_factory.h"
 #include "hvd/env_keys.h"
@@ -235,6 +236,21 @@ Status barrier() {
              request("hvd.barrier." + std::to_string(g_barrier++), control::OpType::kBarrier, none),
              none, none)
       .wait();
+}
+
+Status join(int* last_joined_rank, Device device) {
+  core::Runtime* rt = g_runtime.load();
+  if (rt == nullptr) return Status::error(ErrorCode::kUsage, "hvd::init() has not been called");
+  const TensorView none{nullptr, DataType::kUInt8, {0}, device};
+  try {
+    const std::shared_ptr<core::HandleState> state = rt->enqueue(
+        request(control::kJoinName, control::OpType::kJoin, none), view(none), view(none));
+    Status s = state->wait();
+    if (s.ok() && last_joined_rank != nullptr) *last_joined_rank = state->last_joined_rank;
+    return s;
+  } catch (...) {
+    return Status::from_exception(std::current_exception());
+  }
 }
 
 }  // namespace hvd

@@ -82,8 +82,9 @@ void Runtime::run_cycle() {
       timeline_->end(std::vector<std::string_view>(r.names.begin(), r.names.end()),
                      timeline_phase::kNegotiate);
     }
-    executor_.run(r, queue_.take(r.names));
+    executor_.run(r, result.joined ? join_zeros_.entries_for(r, queue_) : queue_.take(r.names));
   }
+  join_zeros_.release();
   if (result.shutdown) stopped_ = true;
 }
 

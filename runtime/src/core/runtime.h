@@ -17,6 +17,7 @@
 #include "control/channel.h"
 #include "control/controller.h"
 #include "core/executor.h"
+#include "core/join_zeros.h"
 #include "core/lane_selector.h"
 #include "core/tensor_queue.h"
 #include "core/timeline.h"
@@ -72,6 +73,7 @@ class Runtime {
   std::unique_ptr<TimelineWriter> timeline_;
   control::Controller controller_;
   Executor executor_;
+  JoinZeros join_zeros_;  // while this rank has joined (hvd.join)
   std::atomic<bool> shutdown_requested_{false};
   std::atomic<bool> stopped_{false};
   std::thread thread_;

@@ -127,6 +127,15 @@ std::vector<TensorEntry> TensorQueue::take(const std::vector<std::string>& names
   return out;
 }
 
+std::optional<TensorEntry> TensorQueue::take_if_queued(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(name);
+  if (it == entries_.end()) return std::nullopt;
+  TensorEntry entry = std::move(it->second);
+  entries_.erase(it);
+  return entry;
+}
+
 void TensorQueue::fail_all(const Status& status) {
   std::unordered_map<std::string, TensorEntry> failed;
   {
