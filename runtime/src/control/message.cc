@@ -213,7 +213,7 @@ std::vector<Response> decode_responses(std::string_view bytes) {
     r.counts = rd.get_vector<int64_t>();
     r.group = rd.get<int32_t>();
     r.error = rd.get_string();
-    r.with_joined = rd.get<uint8_t>() != 0;
+    r.with_joined = get_enum<uint8_t>(rd, 1) != 0;  // 0 or 1: the bytes must encode back
     r.last_joined_rank = rd.get<int32_t>();
   }
   if (!rd.done()) throw BackendError("control message has trailing bytes");

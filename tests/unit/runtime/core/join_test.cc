@@ -86,7 +86,9 @@ int steps_of(int rank) { return 2 * rank + 1; }  // the last rank has the most d
 }  // namespace
 
 TEST_CASE("join: uneven steps per rank, sums over the ranks that submitted, zeros from the rest") {
-  for (size_t cache : {size_t{1024}, size_t{0}}) {  // cached and negotiated responses alike
+  // Cached and negotiated responses alike, and a cache of 2 that the 2 tensors per step and the
+  // join keep evicting from.
+  for (size_t cache : {size_t{1024}, size_t{2}, size_t{0}}) {
     for (int size : {1, 2, 3, 4}) {
       CAPTURE(cache);
       CAPTURE(size);
@@ -220,5 +222,24 @@ TEST_CASE("join: a rank that joined with a tensor of its own in flight contribut
     REQUIRE(allreduce(rt, "own", mine).ok());
     CHECK(mine[0] == 3.0);
     join_ok(rt);
+  });
+}
+
+TEST_CASE("join: a grouped allreduce runs whole with zeros for the joined ranks") {
+  spawn(3, [](int rank, core::Runtime& rt) {
+    for (int step = 0; step < steps_of(rank); ++step) {
+      std::vector<double> a(2, 1.0), b(3, 2.0);
+      BufferView av{a.data(), a.size(), DataType::kFloat64, {}};
+      BufferView bv{b.data(), b.size(), DataType::kFloat64, {}};
+      control::Request ra = req("grp.a", control::OpType::kAllreduce, DataType::kFloat64, {2});
+      control::Request rb = req("grp.b", control::OpType::kAllreduce, DataType::kFloat64, {3});
+      ra.group = rb.group = 7;
+      for (auto& h : rt.enqueue_group({ra, rb}, {av, bv}, {av, bv})) REQUIRE(h->wait().ok());
+      double with_data = 0;
+      for (int r = 0; r < 3; ++r) with_data += steps_of(r) > step ? 1 : 0;
+      CHECK(a[1] == with_data);
+      CHECK(b[2] == 2.0 * with_data);
+    }
+    CHECK(join_ok(rt) == 2);
   });
 }
