@@ -80,6 +80,8 @@ class Controller {
   std::map<std::string, std::vector<int>> pending() const { return table_.pending(); }
   /// This rank's requests that have not run yet.
   size_t in_flight() const { return mine_.size(); }
+  /// This rank called join() and the join has not completed.
+  bool joined() const { return joined_; }
 
  private:
   struct Vote {

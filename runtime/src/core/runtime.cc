@@ -95,7 +95,9 @@ void Runtime::wait_for_work(std::chrono::steady_clock::time_point cycle_end) {
   // them, and its enqueue wakes its own loop, so start the next cycle at once to meet it
   // rather than sleep out a cycle.
   // After the shutdown cycle there is nothing left to wait for.
-  if (stopped_ || controller_.in_flight() > 0) return;
+  // A joined rank (hvd.join) has nothing of its own in flight, but takes part in every
+  // allreduce of the others: idling here would add up to a cycle time to each of theirs.
+  if (stopped_ || controller_.in_flight() > 0 || controller_.joined()) return;
   // Idle: wait for the next enqueue, but at most until the cycle ends, so that the periodic
   // vote (stall checks, shutdown, other ranks' requests) keeps running. Tensors enqueued while
   // a cycle runs are all taken by the next one, which is how tensors submitted together meet
