@@ -159,6 +159,16 @@ PYBIND11_MODULE(_hvd_torch, m) {
     }
     check(s);
   });
+  m.def("join", [](int device) {
+    int last_joined_rank = -1;
+    Status s;
+    {
+      py::gil_scoped_release unlocked;  // the other ranks may need many steps to join
+      s = hvd::join(&last_joined_rank, Device{device});
+    }
+    check(s);
+    return last_joined_rank;
+  });
 
   m.def("add_process_set", [](const std::vector<int>& ranks) {
     Status s;

@@ -353,7 +353,6 @@ def check_errors(r, n):
     raises(ValueError, lambda: hvd.allreduce(torch.ones(4, 4).t()), 'a non-contiguous tensor')
     raises(ValueError, lambda: hvd.poll(10 ** 9), 'poll of an unknown handle')
     check(hvd.synchronize(10 ** 9) is None, 'synchronize of an unknown handle gives None')
-    raises(NotImplementedError, lambda: hvd.join(), 'join says it is not supported')
     raises(TypeError, lambda: hvd.allreduce(torch.ones(2, dtype=torch.complex64)),
            'a dtype libhvd lacks')
     # A root that is no rank: every rank gets the error, and the next collective works.
@@ -620,6 +619,57 @@ def check_optimizer(r, n):
           'step() after synchronize() without skip_synchronize warns')
 
 
+def check_join(r, n):
+    """hvd.join(): rank r has data for r + 2 steps; ranks that ran out join, the others go on
+    with zeros from them (an average still divides by n), and the last rank to join is n - 1.
+    The same number of checks on every rank."""
+    sums_ok = avgs_ok = True
+    for s in range(r + 2):
+        with_data = [k for k in range(n) if k + 2 > s]
+        got = hvd.allreduce(torch.full((5,), float(r + 1)), op=hvd.Sum, name='join.sum')
+        sums_ok = sums_ok and bool((got == float(sum(k + 1 for k in with_data))).all())
+        avg = hvd.allreduce(torch.full((3,), 6.0), name='join.avg')
+        avgs_ok = avgs_ok and bool((avg == 6.0 * len(with_data) / n).all())
+    check(sums_ok, 'allreduce Sum with joined ranks: over the ranks that still have data')
+    check(avgs_ok, 'allreduce Average with joined ranks: divides by every rank')
+    check(hvd.join() == n - 1, 'join() returns the last rank to join')
+    check(hvd.join() in range(n), 'join() again, with nothing in flight')
+    # Other collectives fail while a rank has joined, on the ranks that submitted them.
+    if r == 0:
+        last = hvd.join()
+        check(last == n - 1 or n == 1, 'rank 0 joined first; the last rank is another')
+    else:
+        raises(hvd.HorovodInternalError,
+               lambda: hvd.broadcast(torch.ones(2), 1, name='join.bcast'),
+               'broadcast while rank 0 has joined')
+        hvd.join()
+    same(hvd.allreduce(torch.ones(2), op=hvd.Sum, name='join.after'), torch.full((2,), float(n)),
+         'allreduce after join')
+    # DistributedOptimizer with uneven batches per rank, as Horovod users run it: rank r has r + 1
+    # batches. Loss sum(model(x)) has gradients that do not depend on the weights, so the
+    # expected weights follow in closed form: each step subtracts lr times the sum of the
+    # gradients of the ranks with a batch at that step, divided by n.
+    torch.manual_seed(11)
+    model = torch.nn.Linear(4, 1)
+    w0, b0 = model.weight.detach().clone(), model.bias.detach().clone()
+    opt = hvd.DistributedOptimizer(torch.optim.SGD(model.parameters(), lr=0.1),
+                                   named_parameters=model.named_parameters())
+    batch = lambda k, s: torch.arange(8, dtype=torch.float32).reshape(2, 4) * (k + 1) + s
+    for s in range(r + 1):
+        opt.zero_grad()
+        model(batch(r, s)).sum().backward()
+        opt.step()
+    last = hvd.join()
+    w_want, b_want = w0.clone(), b0.clone()
+    for s in range(r + 1):
+        with_batch = [k for k in range(n) if k + 1 > s]
+        w_want -= 0.1 * sum(batch(k, s).sum(0, keepdim=True) for k in with_batch) / n
+        b_want -= 0.1 * sum(torch.full((1,), 2.0) for _ in with_batch) / n
+    same(model.weight.detach(), w_want, 'DistributedOptimizer with uneven batches: weight', 1e-5)
+    same(model.bias.detach(), b_want, 'DistributedOptimizer with uneven batches: bias', 1e-5)
+    check(last == n - 1, 'DistributedOptimizer: the rank with the most batches joins last')
+
+
 def check_cuda(r, n):
     """CUDA tensors go through NCCL: only where this build has the GPU backend and the rank
     sees a GPU (hvdrun gives each local rank one); skipped, and said so, elsewhere."""
@@ -662,7 +712,7 @@ def main():
     for part in (check_queries, check_allreduce, check_grouped_allreduce, check_allgather,
                  check_broadcast, check_alltoall, check_reducescatter, check_gradients,
                  check_errors, check_process_sets, check_timeline, check_helpers,
-                 check_optimizer, check_cuda):
+                 check_optimizer, check_join, check_cuda):
         part(r, n)
     check_reinit()
     hvd.shutdown()

@@ -4,7 +4,7 @@
     import hvdrun.torch as hvd          # or, under hvdrun --horovod-compat:
     import horovod.torch as hvd
 
-Not yet here: join() and Adasum; each raises NotImplementedError saying so.
+Not here: Adasum, which raises NotImplementedError saying so.
 """
 
 from .basics import (Adasum, Average, Max, Min, Product, Sum, ccl_built, cross_rank, cross_size,

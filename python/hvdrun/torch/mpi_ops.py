@@ -509,6 +509,21 @@ def barrier(process_set=global_process_set):
 
 
 def join(device=-1):
-    raise NotImplementedError(
-        'hvdrun.torch: join() is not supported yet (libhvd has no join); make every rank run '
-        'the same number of steps')
+    """A function that indicates that the rank finished processing data.
+
+    All ranks that did not call join() continue to process allreduce operations; this rank
+    takes part in them with zeros (an average still divides by size()). Other collectives fail
+    while some rank has joined. This function blocks the Python thread (not others) until all
+    ranks join.
+
+    Arguments:
+        device: Horovod's device for the zero tensors; libhvd keeps them in host memory, so
+                allreduces of CUDA tensors fail while a rank has joined.
+
+    Returns:
+        The id of the rank that joined last.
+    """
+    try:
+        return _lib.join(int(device))
+    except RuntimeError as e:
+        raise HorovodInternalError(str(e))

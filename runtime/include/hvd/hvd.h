@@ -135,4 +135,14 @@ Status start_timeline(const std::string& path, bool mark_cycles = false);
 /// HOROVOD_TIMELINE stops too; hvdrun merges that one when the job ends, as always.
 Status stop_timeline();
 
+/// Horovod's hvd.join(): this rank has run out of data. Blocks until every rank has called
+/// join(); meanwhile the other ranks' allreduces (sum or average, host tensors) keep running,
+/// with zeros from the ranks that joined without submitting them (kAverage still divides by
+/// size()). Other collectives submitted while some rank has joined fail on the ranks that
+/// submitted them, naming the joined ranks. On success *last_joined_rank (may be null) is the
+/// rank whose join came last; every rank is then active again and join() may be called again.
+/// `device` is Horovod's (where zeros would live); only host zeros exist so far, so it is
+/// accepted and not used. Call it from one thread at a time.
+Status join(int* last_joined_rank, Device device = {});
+
 }  // namespace hvd

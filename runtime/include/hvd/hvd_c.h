@@ -58,6 +58,9 @@ int hvd_reducescatter_async(const char* name, const hvd_tensor* in, const hvd_te
 int hvd_alltoall_async(const char* name, const hvd_tensor* in, const hvd_tensor* out,
                        hvd_handle** handle);
 int hvd_barrier(void);
+/* hvd::join(): blocks until every rank joined; *last_joined_rank (may be NULL) is the rank
+   that joined last. */
+int hvd_join(int device, int* last_joined_rank);
 
 /* Blocks until done; returns the operation's outcome. */
 int hvd_wait(hvd_handle* handle);

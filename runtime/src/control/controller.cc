@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "control/fusion_planner.h"
+#include "control/join_rules.h"
 #include "hvd/error.h"
 
 namespace hvd::control {
@@ -58,7 +59,8 @@ Controller::Vote Controller::sort_requests(std::vector<Request> requests) const 
 // Reads the vote: runs the hits that are ready everywhere, erases what some rank found invalid
 // (its hits here must then be negotiated again), keeps the rest waiting. Runs every cycle, so it
 // looks at this rank's hits, not at every bit of the cache.
-std::vector<Response> Controller::take_cache_ready(const std::vector<uint8_t>& votes, Vote& vote) {
+std::vector<Response> Controller::take_cache_ready(const std::vector<uint8_t>& votes, Vote& vote,
+                                                   bool all_joined) {
   const size_t capacity = cache_.capacity();
   // The same bits on every rank, and usually none: found by scanning for zero bytes.
   const auto invalid_begin = votes.begin() + static_cast<std::ptrdiff_t>(capacity);
@@ -68,14 +70,21 @@ std::vector<Response> Controller::take_cache_ready(const std::vector<uint8_t>& v
     cache_.erase(static_cast<size_t>(it - invalid_begin));
   }
   std::vector<size_t> ready_bits;
+  if (joined_ && !all_joined) {
+    // This rank voted for every bit, so a bit that survived is one every active rank has ready:
+    // run it, with zeros for this rank where it has no request of its own.
+    for (size_t bit = 0; bit < capacity; ++bit) {
+      if (votes[bit] != 0 && cache_.holds(bit)) ready_bits.push_back(bit);
+    }
+  }
   for (Request& r : vote.hits) {
     if (cache_.lookup(r) != ResponseCache::State::kHit) {
       vote.uncached.push_back(std::move(r));  // its entry was erased this cycle
       continue;
     }
     const size_t bit = cache_.bit_of(r.name);
-    if (votes[bit] != 0) {
-      ready_bits.push_back(bit);
+    if (votes[bit] != 0 && !all_joined) {
+      if (!joined_) ready_bits.push_back(bit);  // a joined rank has it from the scan above
     } else {
       waiting_.push_back(std::move(r));
     }
@@ -86,6 +95,38 @@ std::vector<Response> Controller::take_cache_ready(const std::vector<uint8_t>& v
   ready.reserve(ready_bits.size());
   for (size_t bit : ready_bits) ready.push_back(cache_.use(bit));
   return ready;
+}
+
+bool Controller::vote_as_joined(std::vector<uint8_t>& votes) const {
+  const size_t capacity = cache_.capacity();
+  bool invalidated = false;
+  for (size_t bit : cache_.bits()) {
+    const Response& r = cache_.peek(bit);
+    if (can_run_with_joined(r.type, r.op, r.device)) {
+      votes[bit] = 1;
+    } else {
+      // Back to negotiation, where the coordinator fails it with the joined ranks named;
+      // waiting for this rank's bit instead would hang the ranks that submitted it.
+      votes[capacity + bit] = 0;
+      invalidated = true;
+    }
+  }
+  return invalidated;
+}
+
+void Controller::add_join_responses(std::vector<Response>& responses) {
+  for (const std::string& name : table_.completed_by_joins()) {
+    responses.push_back(table_.take_response(name));
+    stall_.record_done(name);
+  }
+  if (!table_.all_joined()) return;
+  // Last, so that every tensor of this cycle has run when join() returns.
+  Response join;
+  join.type = OpType::kJoin;
+  join.names = {kJoinName};
+  join.last_joined_rank = table_.last_joined();
+  responses.push_back(std::move(join));
+  table_.reset_joins();
 }
 
 std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached) {
@@ -102,6 +143,10 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
           throw BackendError(str_cat("control message from rank ", from, ": a request for '",
                                      r.name, "' claims to be rank ", r.rank, "'s; refused"));
         }
+        if (r.type == OpType::kJoin) {
+          table_.join(r.rank);
+          continue;
+        }
         stall_.record_ready(r.name, r.rank);
         if (table_.add(r)) {
           responses.push_back(table_.take_response(r.name));
@@ -109,11 +154,14 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
         }
       }
     }
+    add_join_responses(responses);
     answer = encode_responses(responses);
   }
   std::vector<Response> negotiated = decode_responses(channel_.broadcast(answer, root));
   for (const Response& r : negotiated) {
-    if (r.kind != Response::Kind::kRun) continue;
+    if (r.kind == Response::Kind::kRun && r.type == OpType::kJoin) joined_ = false;
+    // A joined rank has no request to cache a with_joined response with; so nobody caches it.
+    if (r.kind != Response::Kind::kRun || r.type == OpType::kJoin || r.with_joined) continue;
     const auto it = mine_.find(r.names.at(0));
     HVD_CHECK(it != mine_.end(), "negotiated tensor '", r.names[0], "' was never requested here");
     cache_.put(r, it->second);
@@ -122,28 +170,39 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
 }
 
 CycleResult Controller::run_cycle(std::vector<Request> fresh, bool want_shutdown) {
-  for (const Request& r : fresh) mine_[r.name] = r;
+  for (const Request& r : fresh) {
+    // A join is negotiated like an uncached request, but is not a tensor of this rank's.
+    if (r.type == OpType::kJoin) {
+      joined_ = true;
+    } else {
+      mine_[r.name] = r;
+    }
+  }
   std::vector<Request> requests = std::move(waiting_);
   waiting_.clear();
   requests.insert(requests.end(), std::make_move_iterator(fresh.begin()),
                   std::make_move_iterator(fresh.end()));
   Vote vote = sort_requests(std::move(requests));
 
-  // [hit bits | NOT invalid bits | NOT has-uncached | NOT wants-shutdown], AND-ed over ranks.
+  // [hit bits | NOT invalid bits | NOT has-uncached | NOT wants-shutdown | joined], AND-ed
+  // over ranks.
   const size_t capacity = cache_.capacity();
   std::vector<uint8_t>& votes = votes_;
-  votes.assign(2 * capacity + 2, 0);
+  votes.assign(2 * capacity + 3, 0);
   std::fill(votes.begin() + static_cast<std::ptrdiff_t>(capacity),
             votes.begin() + static_cast<std::ptrdiff_t>(2 * capacity), uint8_t{1});
   for (const Request& r : vote.hits) votes[cache_.bit_of(r.name)] = 1;
   for (size_t bit : vote.invalid_bits) votes[capacity + bit] = 0;
   votes[2 * capacity] = vote.uncached.empty() ? 1 : 0;
   votes[2 * capacity + 1] = want_shutdown ? 0 : 1;
+  votes[2 * capacity + 2] = joined_ ? 1 : 0;
+  if (joined_ && vote_as_joined(votes)) votes[2 * capacity] = 0;
   channel_.bit_and(votes);
 
   CycleResult result;
   result.shutdown = votes[2 * capacity + 1] == 0;
-  std::vector<Response> ready = take_cache_ready(votes, vote);
+  result.joined = joined_;
+  std::vector<Response> ready = take_cache_ready(votes, vote, votes[2 * capacity + 2] != 0);
   if (votes[2 * capacity] == 0) {
     result.negotiated = true;
     std::vector<Response> negotiated = negotiate(vote.uncached);

@@ -20,6 +20,10 @@
 //     and so are the caches, because every rank makes the same cache calls in the same order.
 // Requests that are not ready stay with the controller for the next cycle.
 //
+// hvd.join() (control/join_rules.h) adds one byte to the vote, "this rank has joined", AND-ed
+// into "every rank has joined": that is the cycle in which the coordinator completes the join,
+// and in it no cache hit runs, since every rank voted for every bit.
+//
 // Stalls: the coordinator watches the names some ranks asked for while others have not; past
 // the warning time it logs them with the missing ranks, past the shutdown time (if set) the
 // cycle throws TimeoutError, which fails every pending tensor. Names waiting only in the cache
@@ -57,6 +61,9 @@ struct CycleResult {
   std::vector<Response> responses;  // to run now, in this order, on every rank
   bool shutdown = false;            // some rank asked to stop
   bool negotiated = false;          // a full negotiation took place (not only the cache vote)
+  /// This rank had joined (hvd.join) during the cycle: responses may name tensors it never
+  /// submitted, for which it contributes zeros.
+  bool joined = false;
 };
 
 class Controller {
@@ -73,6 +80,8 @@ class Controller {
   std::map<std::string, std::vector<int>> pending() const { return table_.pending(); }
   /// This rank's requests that have not run yet.
   size_t in_flight() const { return mine_.size(); }
+  /// This rank called join() and the join has not completed.
+  bool joined() const { return joined_; }
 
  private:
   struct Vote {
@@ -80,8 +89,14 @@ class Controller {
     std::vector<size_t> invalid_bits;
   };
   Vote sort_requests(std::vector<Request> requests) const;
-  std::vector<Response> take_cache_ready(const std::vector<uint8_t>& votes, Vote& vote);
+  std::vector<Response> take_cache_ready(const std::vector<uint8_t>& votes, Vote& vote,
+                                         bool all_joined);
+  // A joined rank's vote on the cached entries it has no requests for; true when it marked
+  // some invalid (which needs a negotiation in this cycle).
+  bool vote_as_joined(std::vector<uint8_t>& votes) const;
   std::vector<Response> negotiate(const std::vector<Request>& uncached);
+  // Coordinator: the responses the joins of this cycle made ready, and the join's own.
+  void add_join_responses(std::vector<Response>& responses);
   void inspect_stalls();
 
   Channel& channel_;
@@ -93,6 +108,7 @@ class Controller {
   std::vector<Request> waiting_;                   // cache hits not yet ready on every rank
   std::unordered_map<std::string, Request> mine_;  // everything this rank has in flight, by name
   std::vector<uint8_t> votes_;  // run_cycle()'s vote, kept to reuse its memory every cycle
+  bool joined_ = false;         // this rank called join() and the join has not completed
 };
 
 }  // namespace hvd::control

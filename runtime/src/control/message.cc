@@ -100,6 +100,8 @@ std::string_view op_type_name(OpType type) {
       return "alltoall";
     case OpType::kBarrier:
       return "barrier";
+    case OpType::kJoin:
+      return "join";
     case OpType::kAddProcessSet:
       return "add_process_set";
     case OpType::kRemoveProcessSet:
@@ -191,6 +193,8 @@ std::string encode_responses(const std::vector<Response>& responses) {
     w.put_vector<int64_t>(r.counts);
     w.put<int32_t>(r.group);
     w.put_string(r.error);
+    w.put<uint8_t>(r.with_joined ? 1 : 0);
+    w.put<int32_t>(r.last_joined_rank);
   }
   return w.take();
 }
@@ -213,6 +217,8 @@ std::vector<Response> decode_responses(std::string_view bytes) {
     r.counts = rd.get_vector<int64_t>();
     r.group = rd.get<int32_t>();
     r.error = rd.get_string();
+    r.with_joined = get_enum<uint8_t>(rd, 1) != 0;  // 0 or 1: the bytes must encode back
+    r.last_joined_rank = rd.get<int32_t>();
   }
   if (!rd.done()) throw BackendError("control message has trailing bytes");
   return out;

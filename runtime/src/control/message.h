@@ -21,6 +21,7 @@ enum class OpType : uint8_t {
   kReducescatter,
   kAlltoall,
   kBarrier,
+  kJoin,  // hvd.join(): this rank is done; see control/join_rules.h
   // Collective over every rank (negotiated in the global set): the process set whose ranks are
   // the request's `splits` is created, or the one whose id is splits[0] removed (core/runtime.h).
   kAddProcessSet,
@@ -66,6 +67,10 @@ struct Response {
   std::vector<int64_t> counts;
   int32_t group = -1;  // grouped allreduce: never split across fused responses
   std::string error;   // kError: why, naming the tensor and the ranks that disagree
+  /// Some ranks had joined (hvd.join) without this tensor and contribute zeros. Such a response
+  /// is never cached: a joined rank has no request to cache it with, and caches must agree.
+  bool with_joined = false;
+  int32_t last_joined_rank = -1;  // kJoin: the rank whose join completed the set
 };
 
 /// Why `shape` of `dtype` cannot be a tensor: an unknown dtype, a negative dimension, or a size

@@ -4,6 +4,7 @@
 #include <functional>
 #include <sstream>
 
+#include "control/join_rules.h"
 #include "hvd/error.h"
 
 namespace hvd::control {
@@ -27,8 +28,8 @@ std::string differ(const std::vector<Request>& rs, const char* what,
     if (theirs.empty()) theirs = value(r);
   }
   if (ranks.empty()) return {};
-  return str_cat("mismatched ", what, " for tensor '", rs[0].name, "': rank 0 has ", first,
-                 ", rank(s) ", ranks, " have ", theirs, " (first difference shown)");
+  return str_cat("mismatched ", what, " for tensor '", rs[0].name, "': rank ", rs[0].rank, " has ",
+                 first, ", rank(s) ", ranks, " have ", theirs, " (first difference shown)");
 }
 
 std::vector<int64_t> tail_dims(const std::vector<int64_t>& shape) {
@@ -150,7 +151,44 @@ std::string check_agreement(const std::vector<Request>& rs) {
   return {};
 }
 
-MessageTable::MessageTable(int size) : size_(size) { HVD_CHECK(size > 0, "world size ", size); }
+MessageTable::MessageTable(int size) : size_(size), joined_(static_cast<size_t>(size), false) {
+  HVD_CHECK(size > 0, "world size ", size);
+}
+
+bool MessageTable::complete(const Entry& e) const {
+  if (e.count == size_) return true;
+  if (joined_count_ == 0) return false;
+  for (size_t r = 0; r < e.present.size(); ++r) {
+    if (!e.present[r] && !joined_[r]) return false;
+  }
+  return true;
+}
+
+void MessageTable::join(int rank) {
+  if (rank < 0 || rank >= size_) {
+    throw BackendError(
+        str_cat("control message: a join claims rank ", rank, ", outside 0..", size_ - 1));
+  }
+  last_joined_ = rank;
+  if (joined_[static_cast<size_t>(rank)]) return;
+  joined_[static_cast<size_t>(rank)] = true;
+  ++joined_count_;
+}
+
+std::vector<std::string> MessageTable::completed_by_joins() const {
+  std::vector<std::string> names;
+  if (joined_count_ == 0) return names;
+  for (const auto& [name, e] : table_) {
+    if (complete(e)) names.push_back(name);
+  }
+  return names;
+}
+
+void MessageTable::reset_joins() {
+  joined_.assign(static_cast<size_t>(size_), false);
+  joined_count_ = 0;
+  last_joined_ = -1;
+}
 
 bool MessageTable::add(const Request& request) {
   if (request.rank < 0 || request.rank >= size_) {
@@ -166,20 +204,30 @@ bool MessageTable::add(const Request& request) {
   const size_t r = static_cast<size_t>(request.rank);
   if (e.present[r]) {
     e.duplicates.push_back(request.rank);
-    return e.count == size_;
+    return complete(e);
   }
   e.present[r] = true;
   e.requests[r] = request;
   ++e.count;
-  return e.count == size_;
+  return complete(e);
 }
 
 Response MessageTable::take_response(const std::string& name) {
   auto it = table_.find(name);
-  HVD_CHECK(it != table_.end() && it->second.count == size_, "tensor '", name, "' is not complete");
+  HVD_CHECK(it != table_.end() && complete(it->second), "tensor '", name, "' is not complete");
   const Entry e = std::move(it->second);
   table_.erase(it);
-  const Request& first = e.requests[0];
+  // The ranks that asked, in rank order; joined ranks that did not ask are left out.
+  std::vector<Request> asked;
+  std::vector<int> absent;
+  for (size_t q = 0; q < e.requests.size(); ++q) {
+    if (e.present[q]) {
+      asked.push_back(e.requests[q]);
+    } else {
+      absent.push_back(static_cast<int>(q));
+    }
+  }
+  const Request& first = asked.at(0);
   Response r;
   r.type = first.type;
   r.names = {name};
@@ -190,8 +238,9 @@ Response MessageTable::take_response(const std::string& name) {
   r.prescale = first.prescale;
   r.postscale = first.postscale;
   r.group = first.group;
+  r.with_joined = !absent.empty();
   r.counts = {0};
-  for (const Request& q : e.requests) {
+  for (const Request& q : asked) {
     if (std::string why = request_problem(q, size_); !why.empty()) {
       r.kind = Response::Kind::kError;
       r.error = why;
@@ -205,23 +254,24 @@ Response MessageTable::take_response(const std::string& name) {
                       " before the first one completed; names must be unique while in flight");
     return r;
   }
-  std::string why = check_agreement(e.requests);
-  if (why.empty() && r.type == OpType::kAllgather) why = gathered_problem(e.requests);
-  if (why.empty() && r.type == OpType::kAlltoall) why = split_problem(name, e.requests);
+  std::string why = check_agreement(asked);
+  if (why.empty() && !absent.empty()) why = join_problem(first, absent);
+  if (why.empty() && r.type == OpType::kAllgather) why = gathered_problem(asked);
+  if (why.empty() && r.type == OpType::kAlltoall) why = split_problem(name, asked);
   if (!why.empty()) {
     r.kind = Response::Kind::kError;
     r.error = why;
     return r;
   }
   if (first.type == OpType::kAllgather) {
-    for (const Request& q : e.requests) r.first_dims.push_back(q.shape.empty() ? 1 : q.shape[0]);
+    for (const Request& q : asked) r.first_dims.push_back(q.shape.empty() ? 1 : q.shape[0]);
   }
   if (first.type == OpType::kAddProcessSet || first.type == OpType::kRemoveProcessSet) {
     r.first_dims = first.splits;  // the same on every rank: checked above
   }
   if (first.type == OpType::kAlltoall) {
     // The whole matrix, so that every rank knows what it receives from each rank as well.
-    for (const Request& q : e.requests) {
+    for (const Request& q : asked) {
       for (int k = 0; k < size_; ++k) {
         r.first_dims.push_back(q.splits.empty() ? q.shape[0] / size_
                                                 : q.splits[static_cast<size_t>(k)]);

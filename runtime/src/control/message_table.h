@@ -29,6 +29,17 @@ class MessageTable {
   /// Names some but not all ranks have asked for, with the ranks that have.
   std::map<std::string, std::vector<int>> pending() const;
 
+  /// hvd.join(): from now on `rank` counts as present for every name it has not asked for
+  /// (control/join_rules.h). Joining twice before the join completes changes nothing.
+  void join(int rank);
+  /// Names that the joins made complete, in name order; call after each batch of add()/join().
+  std::vector<std::string> completed_by_joins() const;
+  bool all_joined() const { return joined_count_ == size_; }
+  /// The rank whose join() came last; -1 when none has joined.
+  int last_joined() const { return last_joined_; }
+  /// Every rank active again (the join completed).
+  void reset_joins();
+
  private:
   struct Entry {
     std::vector<Request> requests;  // indexed by rank; valid where present[rank]
@@ -36,8 +47,14 @@ class MessageTable {
     int count = 0;
     std::vector<int> duplicates;  // ranks that asked twice
   };
+  // Every rank asked for the name or has joined.
+  bool complete(const Entry& e) const;
+
   int size_;
   std::map<std::string, Entry> table_;
+  std::vector<bool> joined_;
+  int joined_count_ = 0;
+  int last_joined_ = -1;
 };
 
 /// Why `requests` (one per rank, in rank order) cannot run together; empty when they can.

@@ -38,6 +38,11 @@ const Response& ResponseCache::use(size_t bit) {
   return s.response;
 }
 
+const Response& ResponseCache::peek(size_t bit) const {
+  HVD_CHECK(holds(bit), "cache bit ", bit, " is empty");
+  return slots_[bit].response;
+}
+
 void ResponseCache::put(const Response& response, const Request& request) {
   if (capacity_ == 0) return;
   HVD_CHECK(response.kind == Response::Kind::kRun && response.names.size() == 1,

@@ -36,6 +36,11 @@ class ResponseCache {
   size_t bit_of(const std::string& name) const;
   /// The response cached at `bit`; marks it most recently used.
   const Response& use(size_t bit);
+  /// The response cached at `bit`, leaving the LRU order alone (it must stay the same on every
+  /// rank, and only some ranks peek: the joined ones, control/join_rules.h).
+  const Response& peek(size_t bit) const;
+  /// Whether `bit` holds a response.
+  bool holds(size_t bit) const { return bit < capacity_ && slots_[bit].used; }
 
   /// Caches a single-tensor kRun response with the request it answered, evicting the least
   /// recently used entry when full. A name already cached is replaced in place.

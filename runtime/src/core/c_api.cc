@@ -95,6 +95,9 @@ int hvd_alltoall_async(const char* name, const hvd_tensor* in, const hvd_tensor*
 }
 
 int hvd_barrier(void) { return report(hvd::barrier()); }
+int hvd_join(int device, int* last_joined_rank) {
+  return report(hvd::join(last_joined_rank, hvd::Device{device}));
+}
 int hvd_wait(hvd_handle* handle) { return report(handle->handle.wait()); }
 int hvd_poll(const hvd_handle* handle) { return handle->handle.poll() ? 1 : 0; }
 

@@ -233,6 +233,8 @@ void Executor::run_other(Lane& lane, const control::Response& r,
     case control::OpType::kBarrier:
       lane.backend->barrier();
       break;
+    case control::OpType::kJoin:
+      break;  // run() completes joins without a lane
     case control::OpType::kAddProcessSet:
     case control::OpType::kRemoveProcessSet:
       HVD_CHECK(false, "the runtime, not the executor, changes process sets");
@@ -257,6 +259,11 @@ void Executor::run_on(Lane& lane, const control::Response& r, std::vector<Tensor
 void Executor::run(const control::Response& r, std::vector<TensorEntry> entries) {
   if (r.kind == control::Response::Kind::kError) {
     complete_entries(entries, Status::error(ErrorCode::kUsage, r.error));
+    return;
+  }
+  if (r.type == control::OpType::kJoin) {  // every rank has joined: nothing to move
+    for (TensorEntry& e : entries) e.handle->last_joined_rank = r.last_joined_rank;
+    complete_entries(entries, Status());
     return;
   }
   Lane* lane = nullptr;

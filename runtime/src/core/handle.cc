@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "common/env.h"
+#include "control/join_rules.h"
 #include "control/message.h"
 #include "core/runtime_factory.h"
 #include "core/timeline_merge.h"
@@ -332,6 +333,21 @@ int process_set_rank(int id) {
   const std::vector<int> ranks = rt->process_set_ranks(id).value_or(std::vector<int>{});
   const auto it = std::find(ranks.begin(), ranks.end(), rt->world().rank);
   return it == ranks.end() ? -1 : static_cast<int>(it - ranks.begin());
+}
+
+Status join(int* last_joined_rank, Device device) {
+  core::Runtime* rt = g_runtime.load();
+  if (rt == nullptr) return Status::error(ErrorCode::kUsage, "hvd::init() has not been called");
+  const TensorView none{nullptr, DataType::kUInt8, {0}, device};
+  try {
+    const std::shared_ptr<core::HandleState> state = rt->enqueue(
+        request(control::kJoinName, control::OpType::kJoin, none), view(none), view(none));
+    Status s = state->wait();
+    if (s.ok() && last_joined_rank != nullptr) *last_joined_rank = state->last_joined_rank;
+    return s;
+  } catch (...) {
+    return Status::from_exception(std::current_exception());
+  }
 }
 
 }  // namespace hvd

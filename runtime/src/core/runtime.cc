@@ -263,7 +263,9 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh
       executors_timeline_->end(std::vector<std::string_view>(r.names.begin(), r.names.end()),
                                timeline_phase::kNegotiate);
     }
-    std::vector<TensorEntry> entries = queue_.take(set.id, r.names);
+    // A joined rank (hvd.join, global set only) runs the others' tensors with zeros.
+    std::vector<TensorEntry> entries = result.joined ? join_zeros_.entries_for(r, queue_)
+                                                     : queue_.take(set.id, r.names);
     if (r.kind == control::Response::Kind::kError && set.id != 0) {
       // Negotiation names ranks by their place in the set: say which ranks those are.
       control::Response named = r;
@@ -280,6 +282,7 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh
       set.executor.run(r, std::move(entries));
     }
   }
+  join_zeros_.release();
   return result.shutdown;
 }
 
@@ -385,7 +388,9 @@ void Runtime::wait_for_work(std::chrono::steady_clock::time_point cycle_end) {
   // them, and its enqueue wakes its own loop, so start the next cycle at once to meet it
   // rather than sleep out a cycle.
   // After the shutdown cycle there is nothing left to wait for.
-  if (stopped_) return;
+  // A joined rank (hvd.join) has nothing of its own in flight, but takes part in every
+  // allreduce of the others: idling here would add up to a cycle time to each of theirs.
+  if (stopped_ || global_.controller.joined()) return;
   for (const auto& [id, set] : sets_) {
     if (set->controller.in_flight() > 0) return;
   }

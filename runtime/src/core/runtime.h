@@ -21,6 +21,7 @@
 #include "control/channel.h"
 #include "control/controller.h"
 #include "core/executor.h"
+#include "core/join_zeros.h"
 #include "core/lane_selector.h"
 #include "core/process_set.h"
 #include "core/tensor_queue.h"
@@ -120,6 +121,7 @@ class Runtime {
   mutable std::mutex table_mutex_;
   std::map<int, std::vector<int>> table_;
   std::atomic<uint64_t> set_changes_{0};  // names the add/remove requests
+  JoinZeros join_zeros_;  // while this rank has joined (hvd.join); global set only
   std::atomic<bool> shutdown_requested_{false};
   std::atomic<bool> stopped_{false};
   std::thread thread_;

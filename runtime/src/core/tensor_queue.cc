@@ -129,6 +129,15 @@ std::vector<TensorEntry> TensorQueue::take(int process_set, const std::vector<st
   return out;
 }
 
+std::optional<TensorEntry> TensorQueue::take_if_queued(int process_set, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(Key{process_set, name});
+  if (it == entries_.end()) return std::nullopt;
+  TensorEntry entry = std::move(it->second);
+  entries_.erase(it);
+  return entry;
+}
+
 void TensorQueue::fail_all(const Status& status) {
   std::unordered_map<Key, TensorEntry, KeyHash> failed;
   {

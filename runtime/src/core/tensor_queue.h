@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -39,6 +40,7 @@ class HandleState {
   std::vector<int64_t> output_shape;
   std::vector<int64_t> received_splits;  // alltoallv: rows from each rank
   int process_set_id = -1;               // add_process_set: the new set's id
+  int last_joined_rank = -1;             // join: the rank that joined last
 
  private:
   // complete() in two steps, so that complete_all() can mark every handle before waking any.
@@ -91,6 +93,9 @@ class TensorQueue {
   /// Removes and returns the entries of `names` in `process_set` (in that order); a name
   /// without an entry is a bug in the caller.
   std::vector<TensorEntry> take(int process_set, const std::vector<std::string>& names);
+  /// Removes and returns the entry of `name` in `process_set`, or nothing when this rank has
+  /// none (a joined rank's view of a tensor the others submitted).
+  std::optional<TensorEntry> take_if_queued(int process_set, const std::string& name);
   /// Completes every entry with `status` and refuses later adds with it.
   void fail_all(const Status& status);
   /// Completes the entries of `process_set` with `status` (the set was removed); later adds to
