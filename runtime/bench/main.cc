@@ -143,8 +143,9 @@ int main(int argc, char** argv) {
     std::cerr << "hvd-bench: error: " << e.what() << std::endl;
     return hvd::bench::exit_code_for(e.code());
   } catch (const std::exception& e) {
-    std::cerr << "hvd-bench: error: " << e.what() << std::endl;
-    return 1;
+    // Not an hvd::Error: a bug here (docs/errors.md), as hvdrun and hvd-train report it.
+    std::cerr << "hvd-bench: internal error: " << e.what() << std::endl;
+    return 70;
   }
   return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The error hierarchy shared by the launcher and the runtime (house style §2.3).
+// The error hierarchy shared by the launcher and the runtime (docs/errors.md).
 // Expected failures throw an Error subclass whose code picks the launcher's exit code;
 // bugs use HVD_CHECK, which throws InternalError with file:line and is never compiled out.
 

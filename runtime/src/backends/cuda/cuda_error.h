@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// HVD_CUDA_CHECK: wraps a CUDA runtime call's return code (house style 2.3, rule 3). Anything
+// HVD_CUDA_CHECK: wraps a CUDA runtime call's return code (docs/errors.md, rule 3). Anything
 // but cudaSuccess throws BackendError with the call's name and CUDA's own error string.
 
 #include <cuda_runtime.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// HVD_MPI_CHECK: wraps an MPI call's return code (house style 2.3, rule 3). Anything but
+// HVD_MPI_CHECK: wraps an MPI call's return code (docs/errors.md, rule 3). Anything but
 // MPI_SUCCESS throws BackendError with the call's name and MPI's own error string. MPI returns
 // codes only on a communicator whose error handler is MPI_ERRORS_RETURN; under the default
 // MPI_ERRORS_ARE_FATAL it aborts the job before the code reaches us.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// HVD_NCCL_CHECK: wraps an NCCL call's return code (house style 2.3, rule 3). ncclSuccess and
+// HVD_NCCL_CHECK: wraps an NCCL call's return code (docs/errors.md, rule 3). ncclSuccess and
 // ncclInProgress pass: libhvd's communicator is non-blocking (nccl_comm.h), so calls may
 // return ncclInProgress while they finish in the background, and the caller then waits on
 // ncclCommGetAsyncError. Anything else throws BackendError with the call's name, NCCL's error
