@@ -19,7 +19,7 @@ using namespace hvd::launcher;
 
 int main(int argc, char** argv) {
   exec::raise_fd_limit();  // the store holds a connection per rank; children get theirs back
-  const EnvMap env = env_from_environ(environ);
+  const EnvMap env = env_from_array(environ);
   CLI::App app{
       "hvdrun: run a program as N ranks of a distributed job, on this machine or in a "
       "Slurm allocation, with each rank's identity, rendezvous, GPU and CPU binding set.\n\n"

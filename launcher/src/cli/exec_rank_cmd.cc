@@ -71,7 +71,7 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
   std::vector<std::string> entries;
   for (const auto& [key, value] : full) entries.push_back(key + "=" + value);
   // Not an exec: no hvdrun runs on this node to remove what the rank leaves in /dev/shm.
-  const std::string run_id = env_or(full, env::kRunId, "");
+  const std::string run_id = env_string(full, env::kRunId, "");
   try {
     exec::run_as_parent(program, o.command, std::move(entries), [&run_id](pid_t rank_pid) {
       if (!run_id.empty()) exec::remove_process_segments(run_id.c_str(), rank_pid);

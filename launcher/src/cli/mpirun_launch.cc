@@ -48,7 +48,7 @@ EnvMap run_env(const config::LaunchConfig& cfg, int cores, const EnvMap& env) {
   const auto python_dirs = config::python_dirs(cfg.settings.launcher.horovod_compat);
   if (!python_dirs.empty()) {
     out[env::kPythonPath] =
-        config::prepend_python_path(python_dirs, env_or(env, env::kPythonPath, ""));
+        config::prepend_python_path(python_dirs, env_string(env, env::kPythonPath, ""));
   }
   return out;
 }

@@ -1,30 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // EnvMap: an environment as a value. Parsers take one instead of calling getenv, so tests can
-// hand them any environment; only main() reads the real one (env_from_environ).
+// hand them any environment; only main() reads the real one.
+//
+// hvdrun and libhvd read the environment through one implementation, runtime/src/common/env.h
+// (library hvd_env), and so share one rule: a variable set to the empty string (VAR=) counts as
+// unset for every setting a user gives hvdrun or libhvd (HOROVOD_*, HVD_*, PATH, HOME, ...):
+// `export HOROVOD_CYCLE_TIME=` clears it, as job scripts expect.
+//
+// Variables owned by another program keep that program's meaning and are looked up with find():
+// CUDA_VISIBLE_DEVICES= means "no GPU" to CUDA (gpu_inventory.cc, task_env.cc), and a SLURM_*
+// variable that Slurm set empty is a broken allocation, reported as malformed (allocation.cc).
 
-#include <map>
-#include <string>
+#include "common/env.h"
 
 namespace hvd::launcher {
 
-using EnvMap = std::map<std::string, std::string>;
-
-/// Copies a NULL-terminated `environ`-style array into an EnvMap.
-inline EnvMap env_from_environ(char** envp) {
-  EnvMap env;
-  for (char** p = envp; p != nullptr && *p != nullptr; ++p) {
-    const std::string entry(*p);
-    const auto eq = entry.find('=');
-    if (eq != std::string::npos) env.emplace(entry.substr(0, eq), entry.substr(eq + 1));
-  }
-  return env;
-}
-
-/// The value of `key`, or `fallback` when it is unset.
-inline std::string env_or(const EnvMap& env, const std::string& key, const std::string& fallback) {
-  const auto it = env.find(key);
-  return it == env.end() ? fallback : it->second;
-}
+using hvd::env_from_array;
+using hvd::env_has;
+using hvd::env_string;
+using hvd::EnvMap;
 
 }  // namespace hvd::launcher

@@ -10,9 +10,11 @@
 namespace hvd::launcher::config {
 namespace {
 
+// The value of `key`, or null when it is unset or empty (VAR= counts as unset, config/env_map.h),
+// so that `export HOROVOD_CYCLE_TIME=` clears a setting instead of failing or overriding a
+// profile with an empty value.
 const std::string* find(const EnvMap& env, const char* key) {
-  const auto it = env.find(key);
-  return it == env.end() ? nullptr : &it->second;
+  return env_has(env, key) ? &env.at(key) : nullptr;
 }
 
 double number(const char* key, const std::string& text) {
@@ -27,7 +29,7 @@ double number(const char* key, const std::string& text) {
 
 bool flag(const char* key, const std::string& text) {
   if (text == "1" || text == "true" || text == "yes") return true;
-  if (text == "0" || text == "false" || text == "no" || text.empty()) return false;
+  if (text == "0" || text == "false" || text == "no") return false;
   throw ConfigError(str_cat("environment: ", key, "='", text, "' is not 0 or 1; fix or unset it"));
 }
 

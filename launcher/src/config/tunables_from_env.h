@@ -10,9 +10,9 @@
 
 namespace hvd::launcher::config {
 
-/// Applies the HOROVOD_* tunables set in `env` on top of `t` (Horovod's names and units:
-/// HOROVOD_FUSION_THRESHOLD in bytes, HOROVOD_CYCLE_TIME in ms, times in seconds). Throws
-/// ConfigError naming the variable when a value does not parse.
+/// Applies the HOROVOD_* tunables set in `env` on top of `t` (one set to "" counts as unset)
+/// (Horovod's names and units: HOROVOD_FUSION_THRESHOLD in bytes, HOROVOD_CYCLE_TIME in ms, times
+/// in seconds). Throws ConfigError naming the variable when a value does not parse.
 void apply_environment(Tunables& t, const EnvMap& env);
 
 }  // namespace hvd::launcher::config

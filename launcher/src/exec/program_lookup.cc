@@ -44,11 +44,11 @@ std::string resolve_program(const std::string& name, const EnvMap& env) {
   }
   if (std::optional<std::string> found = find_in_path(name, env)) return *found;
   throw LaunchError(str_cat("program '", name, "' was not found in PATH (",
-                            env_or(env, "PATH", kDefaultPath), ")"));
+                            env_string(env, "PATH", kDefaultPath), ")"));
 }
 
 std::optional<std::string> find_in_path(const std::string& name, const EnvMap& env) {
-  std::stringstream dirs(env_or(env, "PATH", kDefaultPath));
+  std::stringstream dirs(env_string(env, "PATH", kDefaultPath));
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
     const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;

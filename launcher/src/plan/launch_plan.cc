@@ -67,7 +67,7 @@ EnvMap rank_env(const config::LaunchConfig& cfg, const MachineFacts& facts, cons
   if (facts.env.count(env::kPythonUnbuffered) == 0) env[env::kPythonUnbuffered] = "1";
   if (!facts.python_dirs.empty()) {
     env[env::kPythonPath] =
-        config::prepend_python_path(facts.python_dirs, env_or(facts.env, env::kPythonPath, ""));
+        config::prepend_python_path(facts.python_dirs, env_string(facts.env, env::kPythonPath, ""));
   }
   if (!b.gpu.empty()) {
     env[env::kCudaVisibleDevices] = b.gpu;

@@ -61,11 +61,11 @@ SiteProfile load_entry(const ProfileEntry& e, const EnvMap& env) {
 
 std::vector<std::string> profile_search_dirs(const EnvMap& env) {
   std::vector<std::string> dirs;
-  std::stringstream extra(env_or(env, env::kProfilePath, ""));
+  std::stringstream extra(env_string(env, env::kProfilePath, ""));
   for (std::string dir; std::getline(extra, dir, ':');) {
     if (!dir.empty()) dirs.push_back(dir);
   }
-  const std::string home = env_or(env, "HOME", "");
+  const std::string home = env_string(env, "HOME", "");
   if (!home.empty()) dirs.push_back(home + "/.config/hvdrun");
   const std::string data = config::data_dir();
   if (!data.empty()) dirs.push_back(data + "/site-profiles");
@@ -147,7 +147,7 @@ MergedProfile find_merged_profile(const std::string& name_or_path, const EnvMap&
 std::optional<std::string> detect_profile(const EnvMap& env, const std::string& hostname) {
   std::vector<SiteProfile> profiles;
   for (const ProfileEntry& e : winners(env)) profiles.push_back(load_entry(e, env));
-  const std::string cluster = env_or(env, "SLURM_CLUSTER_NAME", "");
+  const std::string cluster = env_string(env, "SLURM_CLUSTER_NAME", "");
   if (!cluster.empty()) {
     for (const SiteProfile& p : profiles) {
       const auto& names = p.cluster_names;

@@ -69,10 +69,10 @@ std::string lower(std::string s) {
 }
 
 void nccl_net_needs_plugin(const SiteProfile& p, const GuardContext& c) {
-  const std::string net = env_or(c.rank_env, "NCCL_NET", "");
+  const std::string net = env_string(c.rank_env, "NCCL_NET", "");
   // IB and Socket are built into NCCL and RCCL; every other network comes from a plugin.
   if (net.empty() || lower(net) == "ib" || lower(net) == "socket") return;
-  if (!env_or(c.rank_env, "NCCL_NET_PLUGIN", "").empty() || !p.net_plugin.empty()) return;
+  if (!env_string(c.rank_env, "NCCL_NET_PLUGIN", "").empty() || !p.net_plugin.empty()) return;
   throw ConfigError(str_cat(
       "site profile '", p.name, "' refuses NCCL_NET='", net,
       "' without a network plugin (guard nccl_net_needs_plugin): that network comes from a "

@@ -147,14 +147,14 @@ void parse_local_place(const EnvMap& env, StepTask& task) {
 }  // namespace
 
 bool in_allocation(const EnvMap& env) {
-  return !env_or(env, "SLURM_JOB_ID", "").empty() || !env_or(env, "SLURM_JOBID", "").empty();
+  return env_has(env, "SLURM_JOB_ID") || env_has(env, "SLURM_JOBID");
 }
 
 Allocation parse_allocation(const EnvMap& env) {
   Allocation alloc;
   alloc.job_id = parse_job_id(env);
-  alloc.cluster_name = env_or(env, "SLURM_CLUSTER_NAME", "");
-  alloc.partition = env_or(env, "SLURM_JOB_PARTITION", "");
+  alloc.cluster_name = env_string(env, "SLURM_CLUSTER_NAME", "");
+  alloc.partition = env_string(env, "SLURM_JOB_PARTITION", "");
   const EnvValue nodelist = require(env, {"SLURM_JOB_NODELIST", "SLURM_NODELIST"});
   alloc.nodes = parse_nodelist(nodelist);
   alloc.tasks_per_node = parse_per_node(env, "SLURM_TASKS_PER_NODE", nodelist, alloc.nodes.size());

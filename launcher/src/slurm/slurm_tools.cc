@@ -10,7 +10,7 @@ std::string find_slurm_tool(const std::string& tool, const EnvMap& env) {
   try {
     return exec::resolve_program(tool, env);
   } catch (const LaunchError&) {
-    throw SchedulerError(str_cat(tool, " was not found in PATH (", env_or(env, "PATH", ""),
+    throw SchedulerError(str_cat(tool, " was not found in PATH (", env_string(env, "PATH", ""),
                                  "); load your site's Slurm module, or run on a machine with "
                                  "Slurm's client commands"));
   }

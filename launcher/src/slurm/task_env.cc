@@ -12,7 +12,7 @@ namespace hvd::launcher::slurm {
 namespace {
 
 int positive_int(const EnvMap& env, const char* key) {
-  const std::string text = env_or(env, key, "");
+  const std::string text = env_string(env, key, "");
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return 0;
   return text.size() > 6 ? 0 : std::stoi(text);
 }
@@ -73,7 +73,7 @@ EnvMap task_env(const StepTask& t, const TaskEnvOptions& o, const EnvMap& inheri
   if (inherited.count(env::kPythonUnbuffered) == 0) env[env::kPythonUnbuffered] = "1";
   if (!o.python_dirs.empty()) {
     env[env::kPythonPath] =
-        config::prepend_python_path(o.python_dirs, env_or(inherited, env::kPythonPath, ""));
+        config::prepend_python_path(o.python_dirs, env_string(inherited, env::kPythonPath, ""));
   }
   if (!o.tf_workers.empty()) env[env::kTfConfig] = plan::tf_config_json(o.tf_workers, t.rank);
   return env;

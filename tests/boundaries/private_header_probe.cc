@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
+// Compiled with the launcher's include paths and -DHVD_PROBE_HEADER="<a private runtime
+// header>"; the test passes only when this include is not found (tests/boundaries/CMakeLists.txt).
+#include HVD_PROBE_HEADER
