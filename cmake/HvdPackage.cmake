@@ -30,6 +30,8 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Stripped, as Debian ships binaries (debug info would make it 66 MB instead of a few).
+set(CPACK_STRIP_FILES ON)
 # ldconfig through a trigger instead of CPack's generated postinst/postrm (see cmake/deb/).
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${PROJECT_SOURCE_DIR}/cmake/deb/postinst"
     "${PROJECT_SOURCE_DIR}/cmake/deb/postrm" "${PROJECT_SOURCE_DIR}/cmake/deb/triggers")

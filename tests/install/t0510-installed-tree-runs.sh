@@ -20,8 +20,8 @@ grep -q "^perlmutter .*$p/share/hvdrun/site-profiles/perlmutter.yaml" <<<"$profi
   fail "profiles list does not show the moved tree's perlmutter.yaml: $profiles"
 
 page=$(MANWIDTH=200 man -l "$p/share/man/man1/hvdrun.1" 2>&1) || fail "man -l failed: $page"
-for word in --num-proc --cycle-time-ms --fusion-threshold-mb "hvdrun sbatch" "hvdrun profiles show" \
-            "EXIT STATUS"; do
+for word in --num-proc --cycle-time-ms --fusion-threshold-mb "hvdrun sbatch" \
+            "hvdrun profiles show" "EXIT STATUS"; do
   grep -qF -- "$word" <<<"$page" || fail "man page lacks '$word'"
 done
 
@@ -30,13 +30,21 @@ complete_words() {
   bash --norc -c "source '$p/share/bash-completion/completions/hvdrun'
     COMP_WORDS=($1); COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1)); _hvdrun; echo \"\${COMPREPLY[*]}\""
 }
-[ "$(complete_words 'hvdrun --cycle')" = "--cycle-time-ms" ] || fail "completion of --cycle: $(complete_words 'hvdrun --cycle')"
-[ "$(complete_words 'hvdrun sbatch --par')" = "--partition" ] || fail "completion of sbatch --par"
-[ "$(complete_words 'hvdrun prof')" = "profiles" ] || fail "completion of prof"
+expect_completion() {  # WORDS EXPECTED
+  local got
+  got=$(complete_words "$1")
+  [ "$got" = "$2" ] || fail "completing '$1' gives '$got', not '$2'"
+}
+expect_completion 'hvdrun --cycle' --cycle-time-ms
+expect_completion 'hvdrun sbatch --par' --partition
+expect_completion 'hvdrun prof' profiles
+expect_completion 'hvdrun --launcher s' slurm
 
 if compgen -G "$p/lib/hvdrun/python/hvdrun/torch/_hvd_torch*.so" >/dev/null; then
-  "$p/bin/hvdrun" -np 2 -- "$python" -c \
-    'import hvdrun.torch as hvd; hvd.init(); print("torch rank", hvd.rank(), "of", hvd.size()); hvd.shutdown()' ||
+  script='import hvdrun.torch as hvd; hvd.init(); print("torch rank", hvd.rank()); hvd.shutdown()'
+  torch_out=$("$p/bin/hvdrun" -np 2 -- "$python" -c "$script") ||
     fail "hvdrun.torch did not import and init from the moved tree"
+  echo "$torch_out"
+  [ "$(grep -c 'torch rank' <<<"$torch_out")" = 2 ] || fail "hvdrun.torch: not 2 ranks"
 fi
 echo "t0510: the moved tree runs: ok"

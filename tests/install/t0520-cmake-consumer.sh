@@ -18,5 +18,6 @@ lib=$(ldd "$work/hvd_consumer" | awk '/libhvd\.so/ {print $3}')
   { echo "t0520: hvd_consumer loads '$lib', not $p/lib/libhvd.so.0" >&2; exit 1; }
 out=$("$p/bin/hvdrun" -np 2 -- "$work/hvd_consumer")
 echo "$out"
-[ "$(grep -c 'sum 3 ok' <<<"$out")" = 2 ] || { echo "t0520: expected 2 ranks with 'sum 3 ok'" >&2; exit 1; }
+[ "$(grep -c 'sum 3 ok' <<<"$out")" = 2 ] ||
+  { echo "t0520: expected 2 ranks with 'sum 3 ok'" >&2; exit 1; }
 echo "t0520: find_package(hvd) consumer: ok"

@@ -10,8 +10,8 @@ fail() { echo "t0530: $*" >&2; exit 1; }
 rm -rf "$work"
 mkdir -p "$work/pkg" "$work/root/var/lib/dpkg/info" "$work/root/var/lib/dpkg/updates"
 touch "$work/root/var/lib/dpkg/status"
-(cd "$work" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/pkg" >"$work/cpack.log" 2>&1) ||
-  { cat "$work/cpack.log"; fail "cpack -G DEB failed"; }
+(cd "$work" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/pkg") \
+  >"$work/cpack.log" 2>&1 || { cat "$work/cpack.log"; fail "cpack -G DEB failed"; }
 debs=("$work"/pkg/hvdrun_*.deb)
 [ ${#debs[@]} = 1 ] && [ -f "${debs[0]}" ] || fail "expected one hvdrun_*.deb in $work/pkg"
 deb=${debs[0]}
@@ -24,7 +24,8 @@ grep -q libsodium <<<"$depends" || fail "Depends lacks libsodium (dpkg-shlibdeps
 dpkg --root="$work/root" --log="$work/dpkg.log" --force-depends --force-not-root \
   --force-script-chrootless \
   -i "$deb" >"$work/dpkg.out" 2>&1 || { cat "$work/dpkg.out"; fail "dpkg -i failed"; }
-dpkg --root="$work/root" -s hvdrun | grep -q "^Status: install ok installed" || fail "dpkg -s: not installed"
+dpkg --root="$work/root" -s hvdrun | grep -q "^Status: install ok installed" ||
+  fail "dpkg -s: not installed"
 u="$work/root/usr"
 for f in bin/hvdrun lib/libhvd.so share/man/man1/hvdrun.1 share/hvdrun/configs/defaults.yaml \
          share/bash-completion/completions/hvdrun lib/cmake/hvd/hvdConfig.cmake; do
@@ -34,5 +35,5 @@ export PATH=/usr/bin:/bin
 "$u/bin/hvdrun" --check-build >/dev/null || fail "hvdrun --check-build from the package failed"
 out=$("$u/bin/hvdrun" -np 2 -- "$u/bin/hvd-whoami")
 echo "$out"
-grep -q "2 ranks checked in" <<<"$out" || fail "hvd-whoami under the package's hvdrun -np 2: not 2 ranks"
+grep -q "2 ranks checked in" <<<"$out" || fail "hvd-whoami under the package's hvdrun: not 2 ranks"
 echo "t0530: $(basename "$deb"): ok"

@@ -28,7 +28,10 @@ if [ "$CHECK_TORCH" = 1 ]; then
 fi
 module unload hvdrun 2>&1 || fail "module unload hvdrun failed"
 after=$(snapshot)
-[ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after") >&2; fail "module unload left the environment changed"; }
+if [ "$before" != "$after" ]; then
+  diff <(echo "$before") <(echo "$after") >&2
+  fail "module unload left the environment changed"
+fi
 command -v hvdrun >/dev/null && fail "hvdrun still on PATH after module unload"
 echo "t0540: module load/unload hvdrun: ok"
 ' _ "$lmod_init"
