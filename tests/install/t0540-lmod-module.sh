@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The generated Lmod module file, with Debian's lmod, in a clean shell (env -i): after
-# `module load hvdrun`, hvdrun, `man hvdrun` and hvdrun.torch's import work from the moved
-# install tree, and `module unload hvdrun` gives back the environment it found.
+# `module load hvdrun`, hvdrun, `man hvdrun` (and still the system's pages) and hvdrun.torch's import work
+# from the moved install tree, and `module unload hvdrun` gives back the environment it found.
 # Usage: t0540-lmod-module.sh PREFIX PYTHON LMOD_INIT
 set -euo pipefail
 p=$1 python=$2 lmod_init=$3
@@ -22,6 +22,8 @@ module load hvdrun 2>&1 || fail "module load hvdrun failed"
 hvdrun --check-build >/dev/null || fail "hvdrun --check-build failed"
 [ "$(man -w hvdrun)" = "$P/share/man/man1/hvdrun.1" ] || fail "man -w hvdrun gives $(man -w hvdrun)"
 MANWIDTH=100 man hvdrun 2>/dev/null | grep -q -- "--num-proc" || fail "man hvdrun lacks --num-proc"
+manpath 2>/dev/null | tr : "\n" | grep -qx /usr/share/man ||
+  fail "with hvdrun loaded, man no longer searches /usr/share/man (manpath: $(manpath 2>&1))"
 [ "$HVDRUN_ROOT" = "$P" ] || fail "HVDRUN_ROOT is $HVDRUN_ROOT"
 if [ "$CHECK_TORCH" = 1 ]; then
   "$PYTHON" -c "import hvdrun.torch" || fail "python3 cannot import hvdrun.torch"
