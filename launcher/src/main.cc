@@ -13,20 +13,13 @@
 #include "cli/exit_codes.h"
 #include "cli/run_cmd.h"
 #include "exec/fd_limit.h"
-#include "hvd/build_config.h"
 
 using namespace hvd::launcher;
 
 int main(int argc, char** argv) {
   exec::raise_fd_limit();  // the store holds a connection per rank; children get theirs back
   const EnvMap env = env_from_array(environ);
-  CLI::App app{
-      "hvdrun: run a program as N ranks of a distributed job, on this machine or in a "
-      "Slurm allocation, with each rank's identity, rendezvous, GPU and CPU binding set.\n\n"
-      "Usage: hvdrun -np N [options] -- PROGRAM [ARGS...]\n"
-      "       hvdrun sbatch|profiles|exec-rank|report ... (see hvdrun COMMAND --help)",
-      "hvdrun"};
-  app.set_version_flag("-v,--version", std::string("hvdrun ") + HVD_VERSION);
+  CLI::App app{"", "hvdrun"};
   cli::Commands commands;
   cli::register_commands(app, commands);
   // horovodrun's -np, -cb and -hostfile, before CLI11 reads them as bundles of short flags.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // hvdrun on a real Slurm cluster (tests/slurm/cluster.sh: two nodes, four GPU devices each).
-// SLURM_CONF comes from the ctest fixture; the test profile is site-profiles/hvdtest.yaml.
+// SLURM_CONF comes from the ctest fixture; the test profile is
+// tests/data/site-profiles/hvdtest.yaml.
 
 #include <signal.h>
 
@@ -17,7 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kProfile = std::string(HVD_SOURCE_DIR) + "/site-profiles/hvdtest.yaml";
+const std::string kProfile = std::string(HVD_SOURCE_DIR) + "/tests/data/site-profiles/hvdtest.yaml";
 
 // Each rank's `rank_probe env` line, by rank.
 std::map<int, json> rank_lines(const std::string& output) {

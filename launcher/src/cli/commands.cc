@@ -5,10 +5,21 @@
 #include "cli/exit_codes.h"
 #include "cli/profiles_cmd.h"
 #include "cli/run_cmd.h"
+#include "hvd/build_config.h"
 
 namespace hvd::launcher::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "Usage: hvdrun -np N [options] -- PROGRAM [ARGS...]\n"
+    "       hvdrun sbatch|profiles|exec-rank|report ... (see hvdrun COMMAND --help)";
+
+}  // namespace
 
 void register_commands(CLI::App& app, Commands& c) {
+  // Here rather than in main() so that the man page (tools/hvdrun_docs.cc) says the same.
+  app.description(std::string(kHvdrunSummary) + ".\n\n" + kUsage);
+  app.set_version_flag("-v,--version", std::string("hvdrun ") + HVD_VERSION);
   app.footer(kExitCodeHelp);
   app.prefix_command();  // everything from the program on belongs to the program
   register_run_options(app, c.run);

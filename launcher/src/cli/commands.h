@@ -13,6 +13,11 @@
 
 namespace hvd::launcher::cli {
 
+/// What hvdrun does, in one sentence (the man page's NAME line, --help's first line).
+inline constexpr const char* kHvdrunSummary =
+    "hvdrun: run a program as N ranks of a distributed job, on this machine or in a "
+    "Slurm allocation, with each rank's identity, rendezvous, GPU and CPU binding set";
+
 struct Commands {
   config::RunOptions run;
   ExecRankOptions exec_rank;
@@ -24,7 +29,8 @@ struct Commands {
   CLI::App* report_cmd = nullptr;
 };
 
-/// Adds every option and subcommand to `app`; `commands` receives the parsed values.
+/// Adds the description, every option and subcommand to `app`; `commands` receives the parsed
+/// values.
 void register_commands(CLI::App& app, Commands& commands);
 
 /// After app.parse(): runs the command that was given and returns hvdrun's exit code.
