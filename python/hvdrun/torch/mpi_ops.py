@@ -43,7 +43,9 @@ def _name(name, kind, ps=0):
     # other sets must not shift the numbers (Horovod's single counter does).
     if name is not None:
         return name
-    counter = _unnamed.setdefault(ps, itertools.count())
+    counter = _unnamed.get(ps)
+    if counter is None:
+        counter = _unnamed[ps] = itertools.count()
     return '%s.noname.%d' % (kind, next(counter))
 
 

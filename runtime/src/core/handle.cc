@@ -329,10 +329,7 @@ Status stop_timeline() {
 
 int process_set_rank(int id) {
   core::Runtime* rt = g_runtime.load();
-  if (rt == nullptr) return -1;
-  const std::vector<int> ranks = rt->process_set_ranks(id).value_or(std::vector<int>{});
-  const auto it = std::find(ranks.begin(), ranks.end(), rt->world().rank);
-  return it == ranks.end() ? -1 : static_cast<int>(it - ranks.begin());
+  return rt == nullptr ? -1 : rt->process_set_rank(id);
 }
 
 Status join(int* last_joined_rank, Device device) {

@@ -56,7 +56,7 @@ Runtime::Runtime(bootstrap::WorldInfo world, std::unique_ptr<control::Channel> c
       set_factory_(std::move(sets)),
       global_(make_global_set(sets_, world_, std::move(channel), std::move(backend),
                               options.controller, std::move(gpu_lanes))) {
-  table_[0] = all_ranks(world_.size);
+  table_[0] = SetRanks{all_ranks(world_.size), world_.rank};
   if (std::unique_ptr<TimelineWriter> t = make_timeline(options.timeline, world_.rank)) {
     timeline_ = t.get();
     timeline_base_ = options.timeline.filename;
@@ -88,8 +88,9 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
   std::vector<std::shared_ptr<HandleState>> handles;
   for (size_t i = 0; i < requests.size(); ++i) handles.push_back(std::make_shared<HandleState>());
   // The rank within the set: what its channel's peers expect a request of this rank to say.
-  int set_rank = -1;
-  {
+  // Set 0 always exists and numbers ranks as the world does: no lookup on the common path.
+  int set_rank = world_.rank;
+  if (process_set != 0) {
     std::lock_guard<std::mutex> lock(table_mutex_);
     const auto it = table_.find(process_set);
     if (it == table_.end()) {
@@ -99,15 +100,14 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
                                          "never added, or removed)")));
       return handles;
     }
-    const auto pos = std::find(it->second.begin(), it->second.end(), world_.rank);
-    if (pos == it->second.end()) {
+    set_rank = it->second.mine;
+    if (set_rank < 0) {
       HandleState::complete_all(
           handles, Status::error(ErrorCode::kUsage,
                                  str_cat("rank ", world_.rank, " is not in process set ",
                                          process_set, "; only its ranks may use it")));
       return handles;
     }
-    set_rank = static_cast<int>(pos - it->second.begin());
   }
   std::vector<TensorEntry> entries;
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -161,7 +161,13 @@ std::optional<std::vector<int>> Runtime::process_set_ranks(int id) const {
   std::lock_guard<std::mutex> lock(table_mutex_);
   const auto it = table_.find(id);
   if (it == table_.end()) return std::nullopt;
-  return it->second;
+  return it->second.ranks;
+}
+
+int Runtime::process_set_rank(int id) const {
+  std::lock_guard<std::mutex> lock(table_mutex_);
+  const auto it = table_.find(id);
+  return it == table_.end() ? -1 : it->second.mine;
 }
 
 std::vector<int> Runtime::process_set_ids() const {
@@ -325,7 +331,7 @@ int Runtime::add_set(const std::vector<int64_t>& requested) {
   {
     std::lock_guard<std::mutex> lock(table_mutex_);
     for (const auto& [id, theirs] : table_) {
-      if (theirs == ranks) {
+      if (theirs.ranks == ranks) {
         throw UsageError(str_cat("add_process_set ", ranks_text(requested),
                                  ": these ranks already form process set ", id));
       }
@@ -361,8 +367,9 @@ int Runtime::add_set(const std::vector<int64_t>& requested) {
     set->executor.set_timeline(executors_timeline_);
     sets_.emplace(id, std::move(set));
   }
+  const auto mine = std::find(ranks.begin(), ranks.end(), world_.rank);
   std::lock_guard<std::mutex> lock(table_mutex_);
-  table_[id] = ranks;
+  table_[id] = SetRanks{ranks, mine == ranks.end() ? -1 : static_cast<int>(mine - ranks.begin())};
   return id;
 }
 

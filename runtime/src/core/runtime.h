@@ -73,6 +73,8 @@ class Runtime {
   std::shared_ptr<HandleState> remove_process_set(int id);
   /// The global ranks of set `id`, in set rank order; nothing when there is no such set.
   std::optional<std::vector<int>> process_set_ranks(int id) const;
+  /// This rank's place in set `id`; -1 when it is not a member or there is no such set.
+  int process_set_rank(int id) const;
   /// Every set's id, 0 first.
   std::vector<int> process_set_ids() const;
   /// Starts writing this rank's timeline (timeline_rank_path(path, rank)) with its epoch now:
@@ -118,8 +120,12 @@ class Runtime {
   ProcessSet& global_;  // sets_[0]
   int next_set_id_ = 1;  // the same on every rank: sets change in the same global cycle
   // Every set's ranks (this rank in it or not), for the API threads.
+  struct SetRanks {
+    std::vector<int> ranks;  // global ranks, in set order
+    int mine = -1;           // this rank's place in them; -1 when not a member
+  };
   mutable std::mutex table_mutex_;
-  std::map<int, std::vector<int>> table_;
+  std::map<int, SetRanks> table_;
   std::atomic<uint64_t> set_changes_{0};  // names the add/remove requests
   JoinZeros join_zeros_;  // while this rank has joined (hvd.join); global set only
   std::atomic<bool> shutdown_requested_{false};
