@@ -16,24 +16,9 @@
 #include <vector>
 
 #include "hvd/hvd.h"
+#include "probe_check.h"
 
 namespace {
-
-int failures = 0;
-
-void expect(bool ok, const std::string& what) {
-  if (!ok) {
-    std::fprintf(stderr, "rank %d: FAILED: %s\n", hvd::rank(), what.c_str());
-    ++failures;
-  }
-}
-
-void must(const hvd::Status& s, const std::string& what) {
-  if (!s.ok()) {
-    std::fprintf(stderr, "rank %d: %s: %s\n", hvd::rank(), what.c_str(), s.message().c_str());
-    std::exit(3);
-  }
-}
 
 hvd::TensorView view(std::vector<int64_t>& v, std::vector<int64_t> shape) {
   return hvd::TensorView{v.data(), hvd::DataType::kInt64, std::move(shape), {}};
@@ -135,8 +120,8 @@ int main() {
            "an empty set must be refused: " + e.message());
     collectives_in(0, evens, "global set");
     must(hvd::shutdown(), "shutdown");
-    std::printf("process_set_probe: 1 rank, %d failures\n", failures);
-    return failures == 0 ? 0 : 1;
+    std::printf("process_set_probe: 1 rank, %d failures\n", probe_failures());
+    return probe_failures() == 0 ? 0 : 1;
   }
   must(hvd::add_process_set(evens, &even_id), "add even set");
   {
@@ -248,8 +233,8 @@ int main() {
   const char* backend = std::getenv("HVD_BACKEND");
   if (backend != nullptr && std::string(backend) == "mpi") {
     // MPI cannot be initialised twice in a process: the new runtime part is the rings'.
-    if (me == 0) std::printf("process_set_probe: %d ranks, %d failures\n", size, failures);
-    return failures == 0 ? 0 : 1;
+    if (me == 0) std::printf("process_set_probe: %d ranks, %d failures\n", size, probe_failures());
+    return probe_failures() == 0 ? 0 : 1;
   }
   // A new runtime starts with the global set only.
   must(hvd::init(), "init again");
@@ -263,7 +248,7 @@ int main() {
 
   if (me == 0) {
     std::printf("process_set_probe: %d ranks, %zu sets at the end, %d failures\n", size,
-                ids.size(), failures);
+                ids.size(), probe_failures());
   }
-  return failures == 0 ? 0 : 1;
+  return probe_failures() == 0 ? 0 : 1;
 }

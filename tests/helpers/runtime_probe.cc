@@ -32,24 +32,6 @@
 #include "runtime_probe.h"
 
 namespace {
-int failures = 0;
-}  // namespace
-
-void expect(bool ok, const std::string& what) {
-  if (!ok) {
-    std::fprintf(stderr, "rank %d: FAILED: %s\n", hvd::rank(), what.c_str());
-    ++failures;
-  }
-}
-
-void must(const hvd::Status& s, const std::string& what) {
-  if (!s.ok()) {
-    std::fprintf(stderr, "rank %d: %s: %s\n", hvd::rank(), what.c_str(), s.message().c_str());
-    std::exit(3);
-  }
-}
-
-namespace {
 
 template <typename T>
 hvd::TensorView view(std::vector<T>& v, hvd::DataType dtype, std::vector<int64_t> shape) {
@@ -244,8 +226,8 @@ int reinit(int rounds) {
     must(hvd::shutdown(), "shutdown");
     expect(!hvd::initialized() && hvd::rank() == -1, "not initialized after shutdown");
   }
-  if (failures == 0) std::printf("runtime_probe: reinit %d rounds ok\n", rounds);
-  return failures == 0 ? 0 : 1;
+  if (probe_failures() == 0) std::printf("runtime_probe: reinit %d rounds ok\n", rounds);
+  return probe_failures() == 0 ? 0 : 1;
 }
 
 int main(int argc, char** argv) {
@@ -275,6 +257,6 @@ int main(int argc, char** argv) {
   grouped_across_devices();
   other_collectives(rank, size);
   must(hvd::shutdown(), "shutdown");
-  if (rank == 0 && failures == 0) std::printf("runtime_probe: %d ranks ok\n", size);
-  return failures == 0 ? 0 : 1;
+  if (rank == 0 && probe_failures() == 0) std::printf("runtime_probe: %d ranks ok\n", size);
+  return probe_failures() == 0 ? 0 : 1;
 }

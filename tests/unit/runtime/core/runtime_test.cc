@@ -17,6 +17,7 @@
 
 #include "fakes/fake_backend.h"
 #include "fakes/fake_channel.h"
+#include "fakes/runtime_world.h"
 #include "fakes/thread_world.h"
 
 namespace core = hvd::core;
@@ -33,29 +34,15 @@ namespace {
 void spawn(int size, const std::function<void(int, core::Runtime&)>& body,
            size_t fusion_threshold = size_t{64} << 20,
            std::chrono::microseconds cycle_time = std::chrono::microseconds(200)) {
-  FakeChannelHub channel_hub(size), backend_hub(size);
-  hvd::test::spawn(size, [&](int rank) {
-    hvd::bootstrap::WorldInfo world;
-    world.rank = rank;
-    world.size = size;
-    core::RuntimeOptions options;
-    options.controller.fusion_threshold_bytes = fusion_threshold;
-    options.cycle_time = cycle_time;
-    core::Runtime runtime(world, std::make_unique<FakeChannel>(channel_hub, rank),
-                          std::make_unique<FakeBackend>(backend_hub, rank), options);
-    body(rank, runtime);
-  });
+  core::RuntimeOptions options;
+  options.controller.fusion_threshold_bytes = fusion_threshold;
+  options.cycle_time = cycle_time;
+  hvd::test::spawn_runtimes(size, options, body);
 }
 
 control::Request req(const std::string& name, control::OpType type, DataType dtype,
                      std::vector<int64_t> shape, hvd::ReduceOp op = hvd::ReduceOp::kSum) {
-  control::Request r;
-  r.name = name;
-  r.type = type;
-  r.dtype = dtype;
-  r.shape = std::move(shape);
-  r.op = op;
-  return r;
+  return hvd::test::request(name, type, dtype, std::move(shape), op);
 }
 
 }  // namespace
