@@ -110,3 +110,20 @@ TEST_CASE("--mpi --dry-run prints the mpirun line with hvdrun's variables" *
   CHECK(line.substr(line.size() - 12) == "/bin/echo hi");  // the program last, untouched
   CHECK((line.find("--allow-run-as-root") != std::string::npos) == (geteuid() == 0));
 }
+
+// One settings rule in every mode: HOROVOD_* exported before hvdrun is a layer under the flags.
+// Before the modes shared one plan, --mpi ignored it and exported the default over it.
+TEST_CASE("--mpi --dry-run: HOROVOD_* in the environment wins over the defaults, as locally" *
+          doctest::skip(!std::filesystem::exists("/usr/bin/mpirun"))) {
+  const ProcessResult r = run(hvdrun({"--mpi", "-np", "2", "--dry-run", "--", "/bin/true"}),
+                              {{"PATH", "/usr/bin:/bin"}, {"HOROVOD_CYCLE_TIME", "5"}});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const json plan = json::parse(r.out);
+  CHECK(plan.at("env").at("HOROVOD_CYCLE_TIME") == "5");
+  CHECK(plan.at("mpirun_line").get<std::string>().find("-x HOROVOD_CYCLE_TIME=5") !=
+        std::string::npos);
+  const ProcessResult local = run(hvdrun({"-np", "2", "--dry-run", "--", "/bin/true"}),
+                                  {{"PATH", "/usr/bin:/bin"}, {"HOROVOD_CYCLE_TIME", "5"}});
+  REQUIRE_MESSAGE(local.exit_code == 0, local.err);
+  CHECK(json::parse(local.out).at("ranks").at(0).at("env").at("HOROVOD_CYCLE_TIME") == "5");
+}

@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <sstream>
+
 #include "integration/hvdrun_test_util.h"
 
 using namespace hvd::test;
@@ -86,4 +89,104 @@ TEST_CASE("hvdrun sbatch -o writes the script and nothing else") {
   CHECK(script.find("#SBATCH --gres=gpu:8") != std::string::npos);
   CHECK(script.find("#SBATCH --comment=pytorch") != std::string::npos);
   CHECK(script.find(" -- python3 train.py\n") != std::string::npos);
+}
+
+namespace {
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool has_line_starting(const std::string& text, const std::string& start) {
+  for (const std::string& line : lines_of(text)) {
+    if (line.rfind(start, 0) == 0) return true;
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("hvdrun sbatch --explain: LUMI's CPU masks and GPU per local rank, nothing else") {
+  const ProcessResult r = run(hvdrun({"sbatch", "--profile", "lumi", "-A", "project_1", "-N", "2",
+                                      "-t", "01:00:00", "--explain", "--", "python3", "train.py"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("#SBATCH") == std::string::npos);
+  CHECK(r.out.find("16 ranks on 2 nodes") != std::string::npos);
+  CHECK(r.out.find(" --cpu-bind=mask_cpu:0x00fe000000000000,0xfe00000000000000,") !=
+        std::string::npos);
+  CHECK(r.out.find(" --cpus-per-task=7 ") != std::string::npos);
+  // Local rank 0 is pinned to the 7 cores next to GCD 0, per the profile's mask (gpu_cpus).
+  CHECK_MESSAGE(has_line_starting(r.out, "  0      0      ROCR_VISIBLE_DEVICES=0  49-55  7"), r.out);
+  CHECK(has_line_starting(r.out, "  4      4      ROCR_VISIBLE_DEVICES=4  1-7    7"));
+  CHECK(r.out.find("ROCR_VISIBLE_DEVICES=7  41-47") != std::string::npos);
+  CHECK(r.out.find("ROCR_VISIBLE_DEVICES=8") == std::string::npos);  // one node's ranks only
+}
+
+TEST_CASE("hvdrun sbatch: the script shows the srun line and each rank's GPU in comments") {
+  const ProcessResult r = run(hvdrun({"sbatch", "--profile", "perlmutter", "-A", "m1", "-t",
+                                      "01:00:00", "--", "python3", "train.py"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(has_line_starting(r.out, "#   srun --nodes=1 --ntasks=4 --ntasks-per-node=4 "));
+  CHECK(r.out.find("--cpu-bind=cores --gpu-bind=none --cpus-per-task=32") != std::string::npos);
+  // Perlmutter's GPUs in reverse order of local rank (the profile's gpu_order).
+  CHECK(has_line_starting(r.out, "#   0      0      CUDA_VISIBLE_DEVICES=3  32 CPUs, bound to cores"));
+  CHECK(has_line_starting(r.out, "#   3      3      CUDA_VISIBLE_DEVICES=0"));
+  // Every line of the explanation is a comment: nothing in it runs.
+  const auto lines = lines_of(r.out);
+  const auto first = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("hvdrun runs this one srun step") != std::string::npos;
+  });
+  REQUIRE(first != lines.end());
+  for (auto it = first; it != lines.end() && it->rfind("exec ", 0) != 0; ++it) {
+    CHECK_MESSAGE(it->rfind("#", 0) == 0, *it);
+  }
+}
+
+TEST_CASE("hvdrun sbatch --explain: the srun line is the one hvdrun runs in that job") {
+  const ProcessResult explained =
+      run(hvdrun({"sbatch", "--profile", "hvdtest", "-N", "2", "-t", "10", "--hvdrun-arg=--mpi",
+                  "--explain", "--", "/bin/true", "a b"}));
+  REQUIRE_MESSAGE(explained.exit_code == 0, explained.err);
+  std::string line = lines_of(explained.out).at(1).substr(2);
+  // Inside a job of that shape (2 nodes x 4 tasks, hvdtest's profile), with --mpi.
+  const ProcessResult in_job = run(hvdrun({"--mpi", "--dry-run", "--", "/bin/true", "a b"}), job_env());
+  REQUIRE_MESSAGE(in_job.exit_code == 0, in_job.err);
+  std::string srun = json::parse(in_job.out).at("srun_line");
+  const auto replace = [](std::string& text, const std::string& from, const std::string& to) {
+    const size_t at = text.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, from, " in ", text);
+    text.replace(at, from.size(), to);
+  };
+  replace(srun, "--master-port 21234", "--master-port '<20000+job id%10000>'");
+  const size_t addr = srun.find("--master-addr ") + 14;
+  srun.replace(addr, srun.find(' ', addr) - addr, "'<first node>'");
+  CHECK(line == srun);
+  CHECK(line.find(" --mpi=pmix ") != std::string::npos);
+}
+
+TEST_CASE("hvdrun sbatch: a bad --hvdrun-arg or -np fails before the job waits in the queue") {
+  const ProcessResult bogus = run(hvdrun({"sbatch", "--profile", "hvdtest", "-t", "10",
+                                          "--hvdrun-arg=--no-such-flag", "--", "/bin/true"}));
+  CHECK(bogus.exit_code == 2);
+  CHECK_MESSAGE(only_line(bogus.err).find("--hvdrun-arg: ") != std::string::npos, bogus.err);
+  CHECK(bogus.out.empty());
+  const ProcessResult too_many =
+      run(hvdrun({"sbatch", "--profile", "hvdtest", "-t", "10", "--hvdrun-arg=-np",
+                  "--hvdrun-arg=9", "--", "/bin/true"}));
+  CHECK(too_many.exit_code == 2);
+  CHECK_MESSAGE(only_line(too_many.err).find("raise -N or --ntasks-per-node, or lower -np") !=
+                    std::string::npos,
+                too_many.err);
+}
+
+TEST_CASE("hvdrun sbatch: a newline in the program's arguments stays inside the comment") {
+  const ProcessResult r = run(hvdrun({"sbatch", "--profile", "olivia", "-A", "x", "-t", "10",
+                                      "--", "python3", "a\ntouch /tmp/owned"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("'a\\x0atouch /tmp/owned'") != std::string::npos);
+  for (const std::string& line : lines_of(r.out)) {
+    // The only line that starts with it is the end of exec's quoted argument.
+    if (line.find("touch /tmp/owned") == 0) CHECK(line == "touch /tmp/owned'");
+  }
 }

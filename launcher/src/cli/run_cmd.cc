@@ -1,29 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/run_cmd.h"
 
-#include <unistd.h>
-
 #include <iostream>
 #include <set>
 
-#include "auth/run_secret.h"
-#include "binding/cpu_topology.h"
-#include "binding/gpu_inventory.h"
-#include "cli/mpirun_launch.h"
-#include "cli/slurm_run.h"
-#include "cli/timeline_finish.h"
-#include "config/data_dirs.h"
-#include "config/launch_config.h"
-#include "exec/guard.h"
-#include "exec/output_router.h"
-#include "exec/program_lookup.h"
-#include "exec/supervisor.h"
-#include "hvd/env_keys.h"
+#include "exec/launch.h"
 #include "hvd/error.h"
-#include "plan/launch_plan.h"
+#include "plan/make_plan.h"
 #include "plan/plan_json.h"
-#include "slurm/allocation.h"
-#include "store/kv_server.h"
 
 namespace hvd::launcher::cli {
 namespace {
@@ -61,51 +45,6 @@ void register_tunables(CLI::App& app, config::RunOptions& o) {
         for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         return v;
       });
-}
-
-// One child per rank: the inherited environment with the rank's own variables on top, and the
-// run's secret, which stays out of the plan so that --dry-run cannot print it.
-std::vector<exec::Child> local_children(const plan::LaunchPlan& p, const EnvMap& env,
-                                        const auth::RunSecret& secret) {
-  std::vector<exec::Child> children;
-  for (const plan::RankPlan& r : p.ranks) {
-    EnvMap full = env;
-    for (const auto& [key, value] : r.env) full[key] = value;
-    full[env::kRunSecret] = secret.hex();
-    exec::Child c{str_cat("rank ", r.rank, " on ", r.host),
-                  {p.program, p.command, {}, r.binding.cpus},
-                  r.rank,
-                  {}};
-    for (const auto& [key, value] : full) c.request.env.push_back(key + "=" + value);
-    children.push_back(std::move(c));
-  }
-  return children;
-}
-
-// Ports on this machine: the store's (already listening, or 0 to pick one for --dry-run),
-// MASTER_PORT, and with --tf-config one per rank, all different.
-plan::Endpoints local_endpoints(uint16_t store_port, int num_proc, bool tf_config) {
-  std::set<uint16_t> taken;
-  const auto pick = [&taken] {
-    for (;;) {
-      const uint16_t port = net::pick_free_port("127.0.0.1");
-      if (taken.insert(port).second) return port;
-    }
-  };
-  plan::Endpoints ep;
-  ep.store_port = store_port != 0 ? store_port : pick();
-  taken.insert(ep.store_port);
-  ep.master_port = pick();
-  for (int i = 0; tf_config && i < num_proc; ++i) ep.tf_ports.push_back(pick());
-  ep.run_id = plan::make_run_id();
-  return ep;
-}
-
-void print_dry_run(const config::LaunchConfig& cfg, const plan::MachineFacts& facts,
-                   const std::string& program, bool tf_config) {
-  const plan::Endpoints ep = local_endpoints(0, cfg.num_proc, tf_config);
-  const plan::LaunchPlan p = plan::build_local_plan(cfg, facts, ep, program);
-  std::cout << plan::to_json(p).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
 }
 
 }  // namespace
@@ -184,52 +123,13 @@ std::vector<std::string> take_command(const CLI::App& sub, const CLI::App& app) 
 }
 
 int run_command(const config::RunOptions& opts, const EnvMap& env) {
-  const bool in_job = slurm::in_allocation(env);
-  if (opts.launcher == "slurm" && !in_job) {
-    throw SchedulerError(
-        "--launcher slurm: not inside a Slurm job (SLURM_JOB_ID is not set); "
-        "start hvdrun from salloc or a batch script, or use hvdrun sbatch");
-  }
-  if (opts.launcher == "slurm" || (opts.launcher == "auto" && in_job)) {
-    return run_in_allocation(opts, env);
-  }
-  if (opts.mpi) return run_mpirun(opts, env);
-  return run_local(opts, env);
-}
-
-int run_local(const config::RunOptions& opts, const EnvMap& env) {
-  const config::LaunchConfig cfg =
-      config::resolve_launch_config(opts, config::defaults_file(), local::this_machine_names(), env);
-  const std::string program = exec::resolve_program(cfg.command.front(), env);
-
-  plan::MachineFacts facts;
-  facts.hostname = local::this_host_name();
-  facts.topology = binding::load_cpu_topology();
-  facts.gpus = binding::find_gpus(env);
-  if (!facts.gpus.empty()) binding::fill_gpu_numa(facts.gpus);
-  facts.env = env;
-  facts.python_dirs = config::python_dirs(cfg.settings.launcher.horovod_compat);
-  if (cfg.dry_run) {
-    print_dry_run(cfg, facts, program, opts.tf_config);
+  plan::LaunchPlan plan = plan::make_plan(opts, env);
+  if (opts.dry_run) {
+    std::cout << plan::to_json(plan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << std::endl;
     return 0;
   }
-
-  exec::block_forwarded_signals();  // before the store's thread starts: it inherits the mask
-  exec::Guard guard = exec::Guard::start();  // before any thread, too (exec/guard.h)
-  const auth::RunSecret secret = auth::RunSecret::generate();
-  store::KvServer store("127.0.0.1", 0, secret, store::StoreLimits::for_ranks(cfg.num_proc));
-  const plan::Endpoints ep = local_endpoints(store.port(), cfg.num_proc, opts.tf_config);
-  guard.watch_run_segments(ep.run_id);
-  const plan::LaunchPlan p = plan::build_local_plan(cfg, facts, ep, program);
-  exec::OutputRouter router(p.size, cfg.settings.launcher.tag_output, cfg.output_dir, STDOUT_FILENO,
-                            STDERR_FILENO);
-  exec::Supervisor supervisor(local_children(p, env, secret), router,
-                              std::chrono::seconds(cfg.settings.launcher.kill_grace_seconds),
-                              &guard);
-  const int code = supervisor.run();
-  guard.finish();
-  finish_timeline(cfg.settings.tunables, p.size);
-  return code;
+  return exec::launch(std::move(plan), env);
 }
 
 }  // namespace hvd::launcher::cli

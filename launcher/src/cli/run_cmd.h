@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The run command: `hvdrun -np N [options] -- PROGRAM ARGS...` on this machine.
+// The run command: `hvdrun -np N [options] -- PROGRAM ARGS...`, in every mode.
 
 #include <set>
 #include <string>
@@ -27,12 +27,10 @@ std::vector<std::string> take_command(const std::vector<std::string>& remaining)
 /// subcommand's options to the parent app, so both are looked at.
 std::vector<std::string> take_command(const CLI::App& sub, const CLI::App& app);
 
-/// Runs the command the options describe: inside a Slurm job (or with --launcher slurm) as one
-/// srun step, otherwise on this machine. Returns hvdrun's exit code.
+/// Runs the command the options describe (plan/make_plan.h picks the mode: one srun step inside
+/// a Slurm job, mpirun with --mpi, else ranks on this machine), or prints its plan with
+/// --dry-run. Returns hvdrun's exit code; throws hvd::Error for anything that stops the run
+/// before it starts.
 int run_command(const config::RunOptions& opts, const EnvMap& env);
-
-/// Resolves the configuration and either prints the plan (--dry-run) or runs the ranks.
-/// Returns hvdrun's exit code; throws hvd::Error for anything that stops the run before it starts.
-int run_local(const config::RunOptions& opts, const EnvMap& env);
 
 }  // namespace hvd::launcher::cli

@@ -1,24 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/sbatch_cmd.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
-#include "cli/slurm_run.h"
 #include "config/data_dirs.h"
 #include "files/atomic_file.h"
 #include "hvd/error.h"
+#include "cli/argv_compat.h"
+#include "cli/run_cmd.h"
+#include "plan/batch_preview.h"
+#include "profile/profile_catalog.h"
 #include "profile/profile_guards.h"
-#include "slurm/slurm_tools.h"
+#include "slurm/sbatch_submit.h"
 
 namespace hvd::launcher::cli {
 namespace {
@@ -42,55 +40,27 @@ std::vector<std::string> launch_line(const SbatchOptions& o, const profile::Site
   return line;
 }
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
-// A temporary file that is removed when it goes out of scope.
-struct TempFile {
-  std::string path = "/var/tmp/hvdrun-sbatch-XXXXXX";
-  int fd = mkstemp(path.data());
-  ~TempFile() {
-    if (fd >= 0) close(fd);
-    unlink(path.c_str());
+// The options hvdrun gets inside the job, read the way the job's hvdrun will read them, so that
+// a typo in --hvdrun-arg fails now and not after the job waited in the queue.
+config::RunOptions job_run_options(const SbatchOptions& o, const profile::SiteProfile& p) {
+  CLI::App app{"", "hvdrun"};
+  config::RunOptions opts;
+  register_run_options(app, opts);
+  std::vector<std::string> args = {"hvdrun"};
+  args.insert(args.end(), o.hvdrun_args.begin(), o.hvdrun_args.end());
+  args = normalize_horovodrun_args(args, options_taking_value(app));
+  std::vector<char*> cargs;
+  for (std::string& a : args) cargs.push_back(a.data());
+  try {
+    app.parse(static_cast<int>(cargs.size()), cargs.data());
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(str_cat("--hvdrun-arg: ", e.what(), "; see hvdrun --help for hvdrun's options"));
   }
-  std::string text() const {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-};
-
-// Runs `sbatch --parsable` with the script on stdin; returns the job id.
-std::string submit(const std::string& script, const EnvMap& env) {
-  const std::string sbatch = slurm::find_slurm_tool("sbatch", env);
-  TempFile in, out, err;
-  if (in.fd < 0 || out.fd < 0 || err.fd < 0 ||
-      write(in.fd, script.data(), script.size()) != static_cast<ssize_t>(script.size()) ||
-      lseek(in.fd, 0, SEEK_SET) != 0) {
-    throw SchedulerError(str_cat("cannot stage the script for sbatch: ", std::strerror(errno)));
-  }
-  const pid_t pid = fork();
-  if (pid < 0) throw SchedulerError(str_cat("fork failed: ", std::strerror(errno)));
-  if (pid == 0) {
-    dup2(in.fd, STDIN_FILENO);
-    dup2(out.fd, STDOUT_FILENO);
-    dup2(err.fd, STDERR_FILENO);
-    execl(sbatch.c_str(), "sbatch", "--parsable", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  const std::string said = trim(err.text());
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw SchedulerError(str_cat("sbatch rejected the script: ", said.empty() ? "no message" : said));
-  }
-  // --parsable prints "jobid" or "jobid;cluster". Warnings on stderr do not mean failure.
-  const std::string id = trim(out.text());
-  return id.substr(0, id.find(';'));
+  // As launch_line() passes them.
+  opts.profile = p.source.empty() ? p.name : p.source;
+  opts.command = p.container;
+  opts.command.insert(opts.command.end(), o.command.begin(), o.command.end());
+  return opts;
 }
 
 }  // namespace
@@ -120,6 +90,9 @@ CLI::App* register_sbatch(CLI::App& app, SbatchOptions& o) {
   cmd->add_option("-o,--output", o.output, "Write the script to this file instead of printing it");
   cmd->add_option("--template", o.template_file, "Your own mustache template");
   cmd->add_flag("--submit", o.submit, "Submit with sbatch --parsable and print the job id");
+  cmd->add_flag("--explain", o.explain,
+                "Print only what hvdrun will run in the job: the srun line, and each rank's GPU "
+                "and CPUs on a node (the script has the same in comments)");
   cmd->prefix_command();
   return cmd;
 }
@@ -128,13 +101,21 @@ int run_sbatch(const SbatchOptions& o, const EnvMap& env) {
   if (o.command.empty()) {
     throw UsageError("hvdrun sbatch: no program given: put it after --, e.g. -- python3 train.py");
   }
-  const profile::SiteProfile p = resolve_profile(o.profile, env);
+  const profile::SiteProfile p = profile::resolve_profile(o.profile, env);
   slurm::BatchRequest request = o.request;
   request.launch = launch_line(o, p);
   slurm::check_batch_request(request, p);
   profile::GuardContext guard{request.extra_directives, env};
   for (const profile::EnvVar& v : p.env) guard.rank_env.emplace(v.name, v.value);
   profile::check_guards(p, guard);
+  const plan::BatchPreview preview = plan::preview_batch_step(
+      request, p, job_run_options(o, p), env, request.launch.front());
+  request.explain = plan::describe(preview);
+  if (o.explain) {
+    for (const std::string& line : request.explain) std::cout << line << "\n";
+    std::cout << std::flush;
+    return 0;
+  }
   const std::string template_path =
       !o.template_file.empty() ? o.template_file
                                : config::data_dir() + "/templates/sbatch/default.sbatch.mustache";
@@ -144,7 +125,7 @@ int run_sbatch(const SbatchOptions& o, const EnvMap& env) {
   // predictable temporary name, which another user's symlink could point at a file of ours.
   if (!o.output.empty()) files::write_file_atomically(o.output, script, 0755);
   if (o.submit) {
-    std::cout << submit(script, env) << std::endl;
+    std::cout << slurm::submit_batch_script(script, env) << std::endl;
   } else if (o.output.empty()) {
     std::cout << script << std::flush;
   }

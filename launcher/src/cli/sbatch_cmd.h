@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `hvdrun sbatch --profile P -N 4 -t 02:00:00 -A acct -- CMD`: render a batch script, print
-// it or write it (--output), or hand it to sbatch (--submit) and print the job id.
+// it or write it (--output), or hand it to sbatch (--submit) and print the job id. The script
+// says in comments what hvdrun will run in the job (plan/batch_preview.h); --explain prints
+// only that.
 
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@ struct SbatchOptions {
   std::string output;         // write the script here instead of printing it
   std::string template_file;  // the user's own template
   bool submit = false;
+  bool explain = false;       // print what hvdrun will run in the job, nothing else
   std::vector<std::string> hvdrun_args;  // --hvdrun-arg: options for hvdrun inside the job
   std::vector<std::string> command;
 };

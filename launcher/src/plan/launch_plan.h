@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// LaunchPlan: what hvdrun will do, as a plain value. --dry-run prints it and the launcher carries
-// it out, so the two can never disagree. Building it is pure: the facts about the machine and
-// the endpoints come in as arguments.
+// LaunchPlan: what hvdrun will do, as a plain value, in every mode. --dry-run prints it
+// (plan/plan_json.h) and exec::launch() carries it out (exec/launch.h), so the two can never
+// disagree. The builders (plan/local_plan.h, plan/slurm_plan.h, plan/mpirun_plan.h) are pure:
+// the facts about the machine, the job and the endpoints come in as arguments; plan/make_plan.h
+// gathers them.
+//
+// The three modes:
+//  - local: hvdrun starts every rank itself, with its own environment and CPU binding;
+//  - slurm: hvdrun starts one srun step whose tasks run `hvdrun exec-rank`, which gives each
+//    rank its identity on its node (the plan predicts it with the same function);
+//  - mpirun: hvdrun starts Open MPI's mpirun, which gives every rank one environment.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,8 +22,14 @@
 #include "binding/gpu_inventory.h"
 #include "config/env_map.h"
 #include "config/launch_config.h"
+#include "slurm/srun_command.h"
 
 namespace hvd::launcher::plan {
+
+enum class Mode { kLocal, kSlurm, kMpirun };
+
+/// "local", "slurm" or "mpirun", as --dry-run names them.
+const char* to_string(Mode mode);
 
 /// What hvdrun found out about the machine it runs on.
 struct MachineFacts {
@@ -36,6 +51,7 @@ struct Endpoints {
   std::vector<uint16_t> tf_ports;  // one per rank with --tf-config (TF_CONFIG); else empty
 };
 
+/// One rank, as hvdrun starts it (local) or predicts it (slurm: what exec-rank will set).
 struct RankPlan {
   int rank = 0;
   int local_rank = 0;
@@ -44,22 +60,47 @@ struct RankPlan {
   binding::RankBinding binding;
 };
 
+/// The one process that starts the ranks under Slurm (srun) or mpirun.
+struct Starter {
+  std::string tool;               // "srun" or "mpirun"
+  std::string path;               // where it is; found before the launch
+  std::vector<std::string> argv;  // its command line, argv[0] included
+  EnvMap env;                     // what hvdrun adds to the environment it passes on
+};
+
+/// The Slurm side of a plan: where the step runs and with which profile.
+struct SlurmStep {
+  std::string profile;
+  std::vector<std::string> profile_sources;
+  std::string job_id;
+  std::vector<std::string> job_nodes;
+  slurm::StepShape shape;
+};
+
 struct LaunchPlan {
-  std::string mode = "local";
-  std::string host;
+  Mode mode = Mode::kLocal;
+  std::string host;                  // where hvdrun runs
   std::string program;               // the resolved path of command[0]
   std::vector<std::string> command;  // as given
   int size = 0;
-  binding::BindingPlan binding;
-  Endpoints endpoints;
   config::Settings settings;
-  std::vector<std::string> sources;
-  std::string output_dir;
-  std::vector<RankPlan> ranks;
+  std::vector<std::string> sources;  // where the settings came from
+  std::string output_dir;            // --output-filename; empty: none
+  binding::BindingPlan binding;      // local mode's CPU and GPU binding
+  Endpoints endpoints;
+  std::vector<RankPlan> ranks;       // local: every rank; slurm: predicted; mpirun: none
+  std::optional<Starter> starter;    // slurm and mpirun
+  std::optional<SlurmStep> slurm;    // slurm only
+  // The address hvdrun's rendezvous store listens on; empty: no store (mpirun, where libhvd
+  // meets through MPI). Slurm's is found just before the launch (slurm/store_address.h).
+  bool hosts_store = false;
+  std::string store_bind_address;
 };
 
-LaunchPlan build_local_plan(const config::LaunchConfig& cfg, const MachineFacts& facts,
-                            const Endpoints& endpoints, const std::string& program);
+/// Puts the store's address and port, once it listens, where the ranks will read them: every
+/// rank's variables in local mode, the step's in Slurm (with the run id, which --dry-run leaves
+/// out there because each launch makes a new one).
+void attach_store(LaunchPlan& plan, const std::string& address, uint16_t port);
 
 /// A run id unique enough to tell runs apart on one machine (time, pid, randomness). A key
 /// namespace only, not a secret: the store's authentication is the run secret (auth/).

@@ -15,11 +15,7 @@ nlohmann::json binding_json(const binding::RankBinding& b) {
   return j;
 }
 
-}  // namespace
-
-nlohmann::json to_json(const LaunchPlan& plan) {
-  nlohmann::json j;
-  j["mode"] = plan.mode;
+void add_local(const LaunchPlan& plan, nlohmann::json& j) {
   j["host"] = plan.host;
   j["size"] = plan.size;
   j["command"] = plan.command;
@@ -31,8 +27,6 @@ nlohmann::json to_json(const LaunchPlan& plan) {
                      {"run_id", plan.endpoints.run_id}};
   j["binding"] = {{"policy", std::string(binding::to_string(plan.binding.policy))},
                   {"notes", plan.binding.notes}};
-  j["settings"] = config::to_json(plan.settings);
-  j["settings_sources"] = plan.sources;
   j["output_dir"] = plan.output_dir.empty() ? nlohmann::json(nullptr)
                                             : nlohmann::json(plan.output_dir);
   nlohmann::json ranks = nlohmann::json::array();
@@ -44,6 +38,51 @@ nlohmann::json to_json(const LaunchPlan& plan) {
                      {"env", r.env}});
   }
   j["ranks"] = ranks;
+}
+
+void add_slurm(const LaunchPlan& plan, nlohmann::json& j) {
+  const SlurmStep& step = *plan.slurm;
+  j["profile"] = {{"name", step.profile}, {"sources", step.profile_sources}};
+  j["job"] = {{"id", step.job_id}, {"nodes", step.job_nodes}};
+  j["step"] = {{"nodes", step.shape.nodes},
+               {"ntasks", step.shape.ntasks},
+               {"tasks_per_node", step.shape.tasks_per_node}};
+  j["srun"] = plan.starter->argv;
+  j["srun_line"] = slurm::shell_join(plan.starter->argv);
+  j["step_env"] = plan.starter->env;
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const RankPlan& r : plan.ranks) {
+    ranks.push_back(
+        {{"rank", r.rank}, {"node", r.host}, {"local_rank", r.local_rank}, {"env", r.env}});
+  }
+  j["ranks"] = ranks;
+}
+
+void add_mpirun(const LaunchPlan& plan, nlohmann::json& j) {
+  j["size"] = plan.size;
+  j["mpirun"] = plan.starter->argv;
+  j["mpirun_line"] = slurm::shell_join(plan.starter->argv);
+  j["env"] = plan.starter->env;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const LaunchPlan& plan) {
+  nlohmann::json j;
+  j["mode"] = to_string(plan.mode);
+  j["settings"] = config::to_json(plan.settings);
+  j["settings_sources"] = plan.sources;
+  switch (plan.mode) {
+    case Mode::kLocal:
+      add_local(plan, j);
+      break;
+    case Mode::kSlurm:
+      add_slurm(plan, j);
+      break;
+    case Mode::kMpirun:
+      add_mpirun(plan, j);
+      break;
+  }
   return j;
 }
 

@@ -9,6 +9,8 @@
 #include "config/data_dirs.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
+#include "local/host_spec.h"
+#include "profile/profile_loader.h"
 
 namespace hvd::launcher::profile {
 namespace {
@@ -160,6 +162,12 @@ std::optional<std::string> detect_profile(const EnvMap& env, const std::string& 
     }
   }
   return std::nullopt;
+}
+
+SiteProfile resolve_profile(const std::string& requested, const EnvMap& env) {
+  if (!requested.empty()) return find_profile(requested, env);
+  const std::optional<std::string> detected = detect_profile(env, local::this_host_name());
+  return detected ? find_profile(*detected, env) : embedded_local_profile();
 }
 
 }  // namespace hvd::launcher::profile

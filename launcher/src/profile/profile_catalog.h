@@ -57,4 +57,8 @@ MergedProfile find_merged_profile(const std::string& name_or_path, const EnvMap&
 /// means "local"). Throws ConfigError when a profile in the search path does not load.
 std::optional<std::string> detect_profile(const EnvMap& env, const std::string& hostname);
 
+/// The profile to use: `requested` (--profile) when given, else the one detected from
+/// SLURM_CLUSTER_NAME or this host's name, else the embedded `local` profile.
+SiteProfile resolve_profile(const std::string& requested, const EnvMap& env);
+
 }  // namespace hvd::launcher::profile

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "slurm/sbatch_render.h"
 
+#include <cstdio>
+
 #include <kainjow/mustache.hpp>
 
 #include "hvd/build_config.h"
@@ -23,10 +25,6 @@ const profile::Partition* find_partition(const profile::SiteProfile& p, const st
 
 std::string effective_partition(const BatchRequest& r, const profile::SiteProfile& p) {
   return r.partition.empty() ? p.partition : r.partition;
-}
-
-int gpus_per_node(const BatchRequest& r, const profile::SiteProfile& p) {
-  return r.gpus_per_node >= 0 ? r.gpus_per_node : p.gpus_per_node;
 }
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
@@ -67,6 +65,22 @@ std::string squeeze_blank_lines(const std::string& text) {
       continue;
     }
     out.push_back(c);
+  }
+  return out;
+}
+
+// Text for a comment line: a control character (a newline in a quoted argument of the program)
+// would end the comment and start a shell line, so each is written as \xNN.
+std::string comment_text(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+      out += hex;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
   }
   return out;
 }
@@ -126,6 +140,15 @@ void check_profile_text(const profile::SiteProfile& p) {
 
 }  // namespace
 
+int batch_gpus_per_node(const BatchRequest& r, const profile::SiteProfile& p) {
+  return r.gpus_per_node >= 0 ? r.gpus_per_node : p.gpus_per_node;
+}
+
+int batch_tasks_per_node(const BatchRequest& r, const profile::SiteProfile& p) {
+  const int gpus = batch_gpus_per_node(r, p);
+  return r.ntasks_per_node > 0 ? r.ntasks_per_node : (gpus > 0 ? gpus : p.default_ranks_per_node());
+}
+
 void check_batch_request(const BatchRequest& r, const profile::SiteProfile& p) {
   if (r.time.empty()) throw UsageError("-t/--time is required, e.g. -t 02:00:00");
   check_request_text(r);
@@ -133,7 +156,7 @@ void check_batch_request(const BatchRequest& r, const profile::SiteProfile& p) {
   if (p.account_required && r.account.empty()) {
     throw UsageError(str_cat("profile ", p.name, " requires an account: pass -A/--account PROJECT"));
   }
-  const int gpus = gpus_per_node(r, p);
+  const int gpus = batch_gpus_per_node(r, p);
   if (r.gpus_per_node > p.gpus_per_node) {
     throw UsageError(str_cat("--gpus-per-node ", gpus, ": ", p.name, " nodes have ",
                              p.gpus_per_node, " GPU(s)"));
@@ -145,9 +168,8 @@ void check_batch_request(const BatchRequest& r, const profile::SiteProfile& p) {
 std::vector<std::pair<std::string, std::string>> batch_directives(const BatchRequest& r,
                                                                   const profile::SiteProfile& p) {
   std::vector<std::pair<std::string, std::string>> d;
-  const int gpus = gpus_per_node(r, p);
-  const int tasks = r.ntasks_per_node > 0 ? r.ntasks_per_node
-                                          : (gpus > 0 ? gpus : p.default_ranks_per_node());
+  const int gpus = batch_gpus_per_node(r, p);
+  const int tasks = batch_tasks_per_node(r, p);
   d.push_back({"--job-name=" + r.job_name, ""});
   d.push_back({"--nodes=" + std::to_string(r.nodes), ""});
   d.push_back({"--ntasks-per-node=" + std::to_string(tasks), "one rank per GPU"});
@@ -213,6 +235,10 @@ std::string render_batch_script(const BatchRequest& r, const profile::SiteProfil
   data.set("has_env", p.env.empty() ? mstch::data::type::bool_false : mstch::data::type::bool_true);
   data.set("preempt_signal", "SIG" + r.preempt_signal);
   data.set("launch", shell_join(r.launch));
+  mstch::data explain{mstch::data::type::list};
+  for (const std::string& line : r.explain) explain << mstch::object{{"line", comment_text(line)}};
+  data.set("explain", explain);
+  data.set("has_explain", r.explain.empty() ? mstch::data::type::bool_false : mstch::data::type::bool_true);
   const std::string text = tmpl.render(data);
   if (!tmpl.is_valid()) {
     throw ConfigError(str_cat(template_name, ": template error: ", tmpl.error_message()));

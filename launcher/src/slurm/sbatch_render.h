@@ -24,7 +24,14 @@ struct BatchRequest {
   bool exclusive = false;
   std::vector<std::string> extra_directives;  // --sbatch-arg values, as they are
   std::vector<std::string> launch;            // the whole line that runs hvdrun in the job
+  std::vector<std::string> explain;  // what hvdrun will run there, one comment line each
 };
+
+/// GPUs per node the script asks for: --gpus-per-node, else the profile's node.gpus.
+int batch_gpus_per_node(const BatchRequest& request, const profile::SiteProfile& profile);
+
+/// Ranks per node the script asks for: --ntasks-per-node, else one per GPU, else the profile's.
+int batch_tasks_per_node(const BatchRequest& request, const profile::SiteProfile& profile);
 
 /// Throws UsageError when the request does not fit the profile: a required account missing,
 /// more GPUs per node than its nodes have, a time or node count over the partition's limit.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "plan/launch_plan.h"
+#include "plan/local_plan.h"
 
 #include <doctest/doctest.h>
 

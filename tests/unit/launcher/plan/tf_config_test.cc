@@ -9,7 +9,7 @@
 #include <set>
 
 #include "hvd/error.h"
-#include "plan/launch_plan.h"
+#include "plan/local_plan.h"
 #include "slurm/task_env.h"
 
 namespace plan = hvd::launcher::plan;

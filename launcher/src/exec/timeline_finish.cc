@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/timeline_finish.h"
+#include "exec/timeline_finish.h"
 
 #include <iostream>
 
 #include "core/timeline_merge.h"
 #include "hvd/error.h"
 
-namespace hvd::launcher::cli {
+namespace hvd::launcher::exec {
 
 void finish_timeline(const config::Tunables& tunables, int ranks) {
   const std::string& base = tunables.timeline_filename;
@@ -27,4 +27,4 @@ void finish_timeline(const config::Tunables& tunables, int ranks) {
   }
 }
 
-}  // namespace hvd::launcher::cli
+}  // namespace hvd::launcher::exec

@@ -6,10 +6,10 @@
 
 #include "config/tunables.h"
 
-namespace hvd::launcher::cli {
+namespace hvd::launcher::exec {
 
 /// Merges the rank files of `tunables.timeline_filename` for `ranks` ranks; says on stderr what
 /// it merged and which ranks left no usable file. Does nothing without a timeline.
 void finish_timeline(const config::Tunables& tunables, int ranks);
 
-}  // namespace hvd::launcher::cli
+}  // namespace hvd::launcher::exec

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "exec/launch.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "auth/run_secret.h"
+#include "exec/guard.h"
+#include "exec/output_router.h"
+#include "exec/srun_report.h"
+#include "exec/supervisor.h"
+#include "exec/timeline_finish.h"
+#include "hvd/env_keys.h"
+#include "hvd/error.h"
+#include "plan/make_plan.h"
+#include "store/kv_server.h"
+
+namespace hvd::launcher::exec {
+namespace {
+
+std::vector<std::string> flatten(const EnvMap& env) {
+  std::vector<std::string> entries;
+  entries.reserve(env.size());
+  for (const auto& [key, value] : env) entries.push_back(key + "=" + value);
+  return entries;
+}
+
+// `env` with `overlay` on top and the run's secret, which stays out of the plan so that
+// --dry-run cannot print it. The secret reaches srun's tasks and mpirun's ranks through the
+// environment they pass on (never argv, which every user sees in ps).
+std::vector<std::string> child_env(const EnvMap& env, const EnvMap& overlay,
+                                   const auth::RunSecret& secret) {
+  EnvMap full = env;
+  for (const auto& [key, value] : overlay) full[key] = value;
+  full[env::kRunSecret] = secret.hex();
+  return flatten(full);
+}
+
+// A port the plan gave the ranks (MASTER_PORT, TF_CONFIG's) was free when it was picked and
+// then released, so the store's own port 0 could land on it.
+bool port_taken(const plan::Endpoints& ep, uint16_t port) {
+  return port == ep.master_port ||
+         std::find(ep.tf_ports.begin(), ep.tf_ports.end(), port) != ep.tf_ports.end();
+}
+
+// Starts the plan's store into `store` (KvServer does not move) and tells the plan its port.
+void start_store(plan::LaunchPlan& plan, const auth::RunSecret& secret,
+                 std::optional<store::KvServer>& store) {
+  if (!plan.hosts_store) return;
+  const store::StoreLimits limits = store::StoreLimits::for_ranks(plan.size);
+  store.emplace(plan.store_bind_address, 0, secret, limits);
+  while (port_taken(plan.endpoints, store->port())) {
+    store.reset();
+    store.emplace(plan.store_bind_address, 0, secret, limits);
+  }
+  plan::attach_store(plan, plan.store_bind_address, store->port());
+}
+
+}  // namespace
+
+int launch(plan::LaunchPlan plan, const EnvMap& env) {
+  plan::complete_for_launch(plan, env);
+  block_forwarded_signals();  // before the store's thread starts: it inherits the mask
+  Guard guard = Guard::start();  // before any thread, too (exec/guard.h)
+  const auth::RunSecret secret = auth::RunSecret::generate();
+  std::optional<store::KvServer> store;
+  start_store(plan, secret, store);
+  // This node's segments only: under Slurm exec-rank removes each rank's own.
+  if (plan.hosts_store) guard.watch_run_segments(plan.endpoints.run_id);
+
+  OutputRouter router(plan.size, plan.settings.launcher.tag_output, plan.output_dir,
+                      STDOUT_FILENO, STDERR_FILENO);
+  std::vector<Child> children;
+  SrunReport report;
+  if (!plan.starter) {
+    for (const plan::RankPlan& r : plan.ranks) {
+      children.push_back(Child{str_cat("rank ", r.rank, " on ", r.host),
+                               {plan.program, plan.command, child_env(env, r.env, secret),
+                                r.binding.cpus},
+                               r.rank,
+                               {}});
+    }
+  } else {
+    const plan::Starter& s = *plan.starter;
+    Child starter{s.tool, {s.path, s.argv, child_env(env, s.env, secret), {}}, -1, {}};
+    if (plan.mode == plan::Mode::kMpirun) {
+      // mpirun kills the other ranks when one fails and exits with a failed rank's code; its
+      // --tag-output's "[1,R]<stdout>:" becomes hvdrun's own tags (exec/mpirun_tags.h).
+      router.set_label_style(OutputRouter::LabelStyle::kOpenMpi);
+    } else {
+      // srun's own exit code is the highest of its tasks'; its messages say which task failed.
+      router.set_unlabeled_observer([&report](std::string_view line) { report.observe(line); });
+      starter.explain_failure = [&report]() -> std::optional<std::pair<int, std::string>> {
+        const auto& f = report.first_failure();
+        if (!f) return std::nullopt;
+        return std::make_pair(f->exit_code,
+                              str_cat("rank ", f->tasks, " on ", f->node, " ", f->how));
+      };
+    }
+    children.push_back(std::move(starter));
+  }
+  Supervisor supervisor(std::move(children), router,
+                        std::chrono::seconds(plan.settings.launcher.kill_grace_seconds), &guard);
+  const int code = supervisor.run();
+  guard.finish();
+  finish_timeline(plan.settings.tunables, plan.size);
+  return code;
+}
+
+}  // namespace hvd::launcher::exec

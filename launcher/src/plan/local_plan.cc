@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plan/local_plan.h"
+
+#include <algorithm>
+#include <set>
+
+#include "binding/cpu_list.h"
+#include "hvd/env_keys.h"
+#include "plan/rank_env.h"
+
+namespace hvd::launcher::plan {
+namespace {
+
+// Cores whose PUs overlap `cpus`: OMP_NUM_THREADS counts cores, not hyperthreads.
+int cores_in(const binding::CpuTopology& topo, const std::vector<int>& cpus) {
+  const std::set<int> wanted(cpus.begin(), cpus.end());
+  int count = 0;
+  for (const binding::Core& core : topo.cores) {
+    const bool hit =
+        std::any_of(core.pus.begin(), core.pus.end(), [&](int pu) { return wanted.count(pu) > 0; });
+    count += hit ? 1 : 0;
+  }
+  return count;
+}
+
+// Every rank is on this machine, reached the way MASTER_ADDR is.
+std::vector<std::string> tf_workers(const Endpoints& ep) {
+  std::vector<std::string> workers;
+  for (uint16_t port : ep.tf_ports) workers.push_back(ep.master_addr + ":" + std::to_string(port));
+  return workers;
+}
+
+}  // namespace
+
+LaunchPlan build_local_plan(const config::LaunchConfig& cfg, const MachineFacts& facts,
+                            const Endpoints& endpoints, const std::string& program) {
+  LaunchPlan plan;
+  plan.mode = Mode::kLocal;
+  plan.host = facts.hostname;
+  plan.program = program;
+  plan.command = cfg.command;
+  plan.size = cfg.num_proc;
+  plan.binding = binding::plan_binding(facts.topology, facts.gpus, cfg.num_proc, cfg.bind_to);
+  plan.endpoints = endpoints;
+  plan.settings = cfg.settings;
+  plan.sources = cfg.sources;
+  plan.output_dir = cfg.output_dir;
+  plan.hosts_store = true;
+  plan.store_bind_address = endpoints.store_addr;
+
+  RunSetup run;
+  run.master_addr = endpoints.master_addr;
+  run.master_port = endpoints.master_port;
+  run.tf_workers = tf_workers(endpoints);
+  run.python_dirs = facts.python_dirs;
+  const EnvMap tunables = config::tunables_env(cfg.settings.tunables);
+  // One host: the local size is the size, and this machine's cores are the node's.
+  RankIdentity id;
+  id.size = id.local_size = cfg.num_proc;
+  id.host = facts.hostname;
+  for (int rank = 0; rank < cfg.num_proc; ++rank) {
+    RankPlan r;
+    r.rank = r.local_rank = rank;
+    r.host = facts.hostname;
+    r.binding = plan.binding.ranks.at(static_cast<size_t>(rank));
+    id.rank = id.local_rank = rank;
+    CpuShare cpus;
+    cpus.bound_cores = r.binding.cpus.empty() ? 0 : std::max(1, cores_in(facts.topology, r.binding.cpus));
+    cpus.node_cpus = static_cast<int>(facts.topology.cores.size());
+    GpuChoice gpu;
+    gpu.value = r.binding.gpu;
+    gpu.pci_order = facts.env.count(env::kCudaVisibleDevices) == 0;  // ids from scanning /dev
+    r.env = tunables;
+    for (auto& [key, value] : rank_env(id, run, cpus, gpu, facts.env)) r.env[key] = std::move(value);
+    r.env[env::kStoreAddr] = endpoints.store_addr;
+    r.env[env::kStorePort] = std::to_string(endpoints.store_port);
+    r.env[env::kRunId] = endpoints.run_id;
+    if (!r.binding.cpus.empty()) r.env[env::kCpuList] = binding::format_cpu_list(r.binding.cpus);
+    plan.ranks.push_back(std::move(r));
+  }
+  return plan;
+}
+
+}  // namespace hvd::launcher::plan

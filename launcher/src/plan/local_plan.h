@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The plan of a local run: every rank on this machine, started by hvdrun itself.
+
+#include <string>
+
+#include "config/launch_config.h"
+#include "plan/launch_plan.h"
+
+namespace hvd::launcher::plan {
+
+/// Pure: `facts` and `endpoints` (store port 0 until the store listens; attach_store()) come in.
+LaunchPlan build_local_plan(const config::LaunchConfig& cfg, const MachineFacts& facts,
+                            const Endpoints& endpoints, const std::string& program);
+
+}  // namespace hvd::launcher::plan

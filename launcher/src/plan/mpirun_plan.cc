@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plan/mpirun_plan.h"
+
+#include <algorithm>
+
+#include "hvd/env_keys.h"
+#include "local/mpirun_command.h"
+#include "plan/rank_env.h"
+
+namespace hvd::launcher::plan {
+namespace {
+
+// hvdrun's own binding policy in mpirun's words. Only an explicit core or numa binds: hvdrun's
+// "auto" picks cores per rank itself, which mpirun's mapper would do differently, so under
+// mpirun it means no binding, as horovodrun's MPI mode (-bind-to none) does.
+std::string mpirun_binding(binding::BindPolicy policy) {
+  if (policy == binding::BindPolicy::kCore) return "core";
+  if (policy == binding::BindPolicy::kNuma) return "numa";
+  return "none";
+}
+
+}  // namespace
+
+LaunchPlan build_mpirun_plan(const config::LaunchConfig& cfg, const MachineFacts& facts,
+                             const std::string& mpirun, uint16_t master_port,
+                             bool as_root, const std::string& program) {
+  LaunchPlan plan;
+  plan.mode = Mode::kMpirun;
+  plan.host = facts.hostname;
+  plan.program = program;
+  plan.command = cfg.command;
+  plan.size = cfg.num_proc;
+  plan.settings = cfg.settings;
+  plan.sources = cfg.sources;
+  plan.output_dir = cfg.output_dir;
+  plan.endpoints.master_port = master_port;
+
+  // The variables every rank gets: the tunables, and what any rank gets alike
+  // (plan/rank_env.h), with the cores shared by all ranks as when hvdrun does not bind.
+  const int cores = static_cast<int>(facts.topology.cores.size());
+  RunSetup run;
+  run.master_port = master_port;
+  run.python_dirs = facts.python_dirs;
+  CpuShare cpus;
+  cpus.node_cpus = cores;
+  local::MpirunRequest request;
+  request.mpirun = mpirun;
+  request.num_proc = cfg.num_proc;
+  request.cores = cores;
+  request.as_root = as_root;
+  request.bind_to = mpirun_binding(cfg.bind_to);
+  request.env = config::tunables_env(cfg.settings.tunables);
+  for (auto& [key, value] : shared_env(run, cpus, cfg.num_proc, facts.env)) {
+    request.env[key] = std::move(value);
+  }
+  request.command = cfg.command;
+
+  Starter starter;
+  starter.tool = "mpirun";
+  starter.path = mpirun;
+  starter.argv = local::build_mpirun_command(request);
+  // The run's secret goes on mpirun's command line by name only (-x HVD_RUN_SECRET exports
+  // the value mpirun has, which exec::launch puts in its environment): argv is visible to
+  // every user in ps. Beside the other exported variables.
+  auto& argv = starter.argv;
+  const auto first_export = std::find(argv.begin() + 1, argv.end(), std::string("-x"));
+  argv.insert(first_export == argv.end() ? argv.begin() + 1 : first_export,
+              {"-x", env::kRunSecret});
+  starter.env = request.env;
+  plan.starter = std::move(starter);
+  return plan;
+}
+
+}  // namespace hvd::launcher::plan
