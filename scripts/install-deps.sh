@@ -22,7 +22,7 @@ packages=(
   libgloo-dev                                       # hvd-bench's Gloo peer (optional)
   libopenblas-dev zlib1g-dev                        # hvd-train: host BLAS, gzip IDX files
   dataset-fashion-mnist                             # hvd-train's real data (tests/trainer)
-  lmod man-db                                       # tests/install: module file, man page
+  lmod man-db bash-completion                       # tests/install: module file, man page, completion
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The generated Lmod module file, with Debian's lmod, in a clean shell (env -i): after
-# `module load hvdrun`, hvdrun, `man hvdrun` (and still the system's pages) and hvdrun.torch's import work
+# `module load hvdrun`, hvdrun, `man hvdrun` (and still the system's pages), its bash completion
+# and hvdrun.torch's import work
 # from the moved install tree, and `module unload hvdrun` gives back the environment it found.
 # Usage: t0540-lmod-module.sh PREFIX PYTHON LMOD_INIT
 set -euo pipefail
@@ -25,6 +26,16 @@ MANWIDTH=100 man hvdrun 2>/dev/null | grep -q -- "--num-proc" || fail "man hvdru
 manpath 2>/dev/null | tr : "\n" | grep -qx /usr/share/man ||
   fail "with hvdrun loaded, man no longer searches /usr/share/man (manpath: $(manpath 2>&1))"
 [ "$HVDRUN_ROOT" = "$P" ] || fail "HVDRUN_ROOT is $HVDRUN_ROOT"
+if [ -r /usr/share/bash-completion/bash_completion ]; then
+  set +eu  # bash-completion is not written for -eu
+  source /usr/share/bash-completion/bash_completion
+  __load_completion hvdrun
+  loaded=$(complete -p hvdrun 2>&1)
+  set -eu
+  [[ $loaded == *hvdrun* ]] || fail "no bash completion for hvdrun after module load ($loaded)"
+  # The system folders stay searched (the default XDG_DATA_DIRS when it was unset).
+  tr : "\n" <<<"$XDG_DATA_DIRS" | grep -qx /usr/share || fail "XDG_DATA_DIRS lost /usr/share: $XDG_DATA_DIRS"
+fi
 if [ "$CHECK_TORCH" = 1 ]; then
   "$PYTHON" -c "import hvdrun.torch" || fail "python3 cannot import hvdrun.torch"
 fi
