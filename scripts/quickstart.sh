@@ -23,7 +23,8 @@ if [ "${1:-}" != "--no-build" ]; then
   ./scripts/build.sh --target hvdrun --target hvd-whoami --target hvd-train --target hvd-bench
 fi
 for program in hvdrun hvd-whoami hvd-train hvd-bench; do
-  [ -x "$bin/$program" ] || { echo "quickstart: $bin/$program is missing: run without --no-build" >&2; exit 1; }
+  [ -x "$bin/$program" ] ||
+    { echo "quickstart: $bin/$program is missing: run without --no-build" >&2; exit 1; }
 done
 [ -r "$data/train-images-idx3-ubyte.gz" ] ||
   { echo "quickstart: no Fashion-MNIST in $data: install dataset-fashion-mnist" >&2; exit 1; }
@@ -33,8 +34,10 @@ echo "== 4 ranks on this machine: where each runs and what it is bound to (hvd-w
 
 echo
 echo "== Data-parallel training on 4 ranks: MLP 784-256-10, Fashion-MNIST, 3 epochs (hvd-train)"
-"$bin/hvdrun" -np 4 -- "$bin/hvd-train" --data-dir "$data" --hidden 256 --epochs 3 -b 32 --lr 0.05 -q
+"$bin/hvdrun" -np 4 -- "$bin/hvd-train" --data-dir "$data" --hidden 256 --epochs 3 -b 32 \
+  --lr 0.05 -q
 
 echo
 echo "== Allreduce on 2 ranks, libhvd's ring vs Open MPI (hvd-bench under hvdrun --mpi)"
-"$bin/hvdrun" --mpi --no-tag-output -np 2 -- "$bin/hvd-bench" -b 8 -e 16M -f 4 -w 20 --rounds 3 --peers mpi
+"$bin/hvdrun" --mpi --no-tag-output -np 2 -- "$bin/hvd-bench" -b 8 -e 8M -f 4 -w 20 --rounds 3 \
+  --peers mpi
