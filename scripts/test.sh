@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The whole test suite: installs what is missing, builds with warnings as errors, runs ctest.
+# The main build is the quick start's tree (scripts/quickstart.sh) when there is one: build.sh
+# configures the same flags for both, so only what the quick start left out (the tests, the
+# PyTorch extension) is compiled here.
 # Then a second tree with every optional dependency OFF (MPI, PMIx, CUDA, NCCL, Gloo, PyTorch),
 # so that the optional parts can never become required by accident. That tree is also the
 # sanitizer tree: clang with ASan+UBSan and libFuzzer's coverage, where the unit and process
@@ -27,14 +30,14 @@ phase() {  # prints how long the previous phase took, then the next one's title
 phase "dependencies"
 ./scripts/install-deps.sh
 phase "main build (warnings are errors) and every test"
-./scripts/build.sh -DHVD_WERROR=ON
+./scripts/build.sh
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600 "$@"
 
 without_optional=(-DHVD_WITH_MPI=OFF -DHVD_WITH_PMIX=OFF -DHVD_WITH_CUDA=OFF -DHVD_WITH_NCCL=OFF
                   -DHVD_WITH_GLOO=OFF -DHVD_WITH_TORCH=OFF)
 if [ "${HVD_TEST_SANITIZERS:-1}" = 0 ]; then
   phase "minimal build: every optional dependency OFF (sanitizers skipped: HVD_TEST_SANITIZERS=0)"
-  HVD_BUILD_DIR="$build_dir-minimal" ./scripts/build.sh -DHVD_WERROR=ON "${without_optional[@]}"
+  HVD_BUILD_DIR="$build_dir-minimal" ./scripts/build.sh "${without_optional[@]}"
   ctest --test-dir "$build_dir-minimal" --output-on-failure -j "$(nproc)" --timeout 600 -L unit
   phase "done"
   exit 0
