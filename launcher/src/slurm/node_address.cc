@@ -29,25 +29,20 @@ bool resolves(const std::string& name) {
   return rc == 0;
 }
 
-// What the answers depend on besides the node: which scontrol, which cluster, which job.
+// What the answers depend on besides the node: which scontrol (PATH), which cluster, which job.
+// Plain strings, so that comparing them costs no PATH search per call.
 struct Context {
-  std::string scontrol;  // empty: none on PATH
+  std::string path;
   std::string slurm_conf;
   std::string job_nodelist;
   bool operator==(const Context& o) const {
-    return scontrol == o.scontrol && slurm_conf == o.slurm_conf && job_nodelist == o.job_nodelist;
+    return path == o.path && slurm_conf == o.slurm_conf && job_nodelist == o.job_nodelist;
   }
 };
 
 Context context_of(const EnvMap& env) {
-  Context c;
-  try {
-    c.scontrol = find_slurm_tool("scontrol", env);
-  } catch (const SchedulerError&) {
-  }
-  c.slurm_conf = env_string(env, "SLURM_CONF", "");
-  c.job_nodelist = env_string(env, "SLURM_JOB_NODELIST", env_string(env, "SLURM_NODELIST", ""));
-  return c;
+  return {env_string(env, "PATH", ""), env_string(env, "SLURM_CONF", ""),
+          env_string(env, "SLURM_JOB_NODELIST", env_string(env, "SLURM_NODELIST", ""))};
 }
 
 // One planning run asks about the same nodes several times (MASTER_ADDR, the store's peers,
@@ -70,27 +65,42 @@ class AddressCache {
   void reset(Context c) {
     context_ = std::move(c);
     answers_.clear();
-    scontrol_.clear();
+    scontrol_addrs_.clear();
+    scontrol_path_.clear();
+    scontrol_looked_up_ = false;
     job_nodes_.clear();
     job_nodes_expanded_ = false;
   }
 
   std::string scontrol_addr(const std::string& node, const EnvMap& env) {
-    if (const auto it = scontrol_.find(node); it != scontrol_.end()) return it->second;
-    if (context_.scontrol.empty()) return {};
+    if (const auto it = scontrol_addrs_.find(node); it != scontrol_addrs_.end()) return it->second;
+    const std::string& scontrol = scontrol_path(env);
+    if (scontrol.empty()) return {};
     const std::vector<std::string> nodes =
-        nodes_to_query(node, job_nodes(), scontrol_, kNodesPerQuery);
+        nodes_to_query(node, job_nodes(), scontrol_addrs_, kNodesPerQuery);
     std::string list;
     for (const std::string& n : nodes) list += (list.empty() ? "" : ",") + n;
     // No shell: the node name, whatever it holds, is one argument of scontrol's.
     std::map<std::string, std::string> found =
-        parse_node_addrs(exec::run_for_output({context_.scontrol, "show", "node", list}, env).out);
+        parse_node_addrs(exec::run_for_output({scontrol, "show", "node", list}, env).out);
     // Asked about one node, its record is the answer even under another name (an alias).
     if (nodes.size() == 1 && found.count(node) == 0 && !found.empty()) {
       found[node] = found.begin()->second;
     }
-    for (const std::string& n : nodes) scontrol_[n] = found.count(n) > 0 ? found[n] : "";
-    return scontrol_[node];
+    for (const std::string& n : nodes) scontrol_addrs_[n] = found.count(n) > 0 ? found[n] : "";
+    return scontrol_addrs_[node];
+  }
+
+  // Looked up once per context; empty when there is no scontrol on PATH.
+  const std::string& scontrol_path(const EnvMap& env) {
+    if (!scontrol_looked_up_) {
+      scontrol_looked_up_ = true;
+      try {
+        scontrol_path_ = find_slurm_tool("scontrol", env);
+      } catch (const SchedulerError&) {
+      }
+    }
+    return scontrol_path_;
   }
 
   const std::vector<std::string>& job_nodes() {
@@ -107,8 +117,10 @@ class AddressCache {
 
   std::mutex mu_;
   Context context_;
-  std::map<std::string, std::string> answers_;   // node_address() results
-  std::map<std::string, std::string> scontrol_;  // NodeAddr by node; "" when scontrol had none
+  std::map<std::string, std::string> answers_;         // node_address() results
+  std::map<std::string, std::string> scontrol_addrs_;  // by node; "" when scontrol had none
+  std::string scontrol_path_;
+  bool scontrol_looked_up_ = false;
   std::vector<std::string> job_nodes_;
   bool job_nodes_expanded_ = false;
 };

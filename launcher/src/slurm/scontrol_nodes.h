@@ -4,6 +4,7 @@
 // a process start and an RPC to slurmctld (about 12 ms on the test cluster), and hvdrun asks
 // about the same few nodes several times while it plans one step.
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <string_view>

@@ -55,9 +55,8 @@ TEST_CASE("node address: one scontrol run for the job's nodes, none for a node s
                                    << "  echo \"   NodeAddr=10.9.8.$n NodeHostName=x\"\n"
                                    << "done\n";
   chmod((dir + "/scontrol").c_str(), 0700);
-  const hvd::launcher::EnvMap env = {{"PATH", dir},
-                                     {"SLURM_JOB_NODELIST", "hvdtest-n[1-3]"},
-                                     {"SLURM_CONF", dir + "/slurm.conf"}};
+  const hvd::launcher::EnvMap env = {
+      {"PATH", dir}, {"SLURM_JOB_NODELIST", "hvdtest-n[1-3]"}, {"SLURM_CONF", dir + "/slurm.conf"}};
   CHECK(slurm::node_address("hvdtest-n1", env) == "10.9.8.1");
   CHECK(slurm::node_address("hvdtest-n1", env) == "10.9.8.1");
   CHECK(slurm::node_address("hvdtest-n3", env) == "10.9.8.3");

@@ -37,8 +37,7 @@ TEST_CASE("scontrol nodes: one query covers the job's next unknown nodes") {
   const Nodes job = {"n1", "n2", "n3", "n4"};
   CHECK(slurm::nodes_to_query("n1", job, {}, 64) == Nodes{"n1", "n2", "n3", "n4"});
   CHECK(slurm::nodes_to_query("n3", job, {}, 2) == Nodes{"n3", "n1"});
-  CHECK(slurm::nodes_to_query("n3", job, Addrs{{"n1", "x"}, {"n2", ""}}, 64) ==
-        Nodes{"n3", "n4"});
+  CHECK(slurm::nodes_to_query("n3", job, Addrs{{"n1", "x"}, {"n2", ""}}, 64) == Nodes{"n3", "n4"});
   SUBCASE("a node outside the job is asked about alone, whatever it holds") {
     CHECK(slurm::nodes_to_query("a,b;c", job, {}, 64) == Nodes{"a,b;c"});
     CHECK(slurm::nodes_to_query("n1", {}, {}, 64) == Nodes{"n1"});
