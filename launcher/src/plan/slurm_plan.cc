@@ -19,8 +19,8 @@ namespace {
 // programs (a profile without one leaves it to the cluster's MpiDefault, which may be
 // cray_shasta or pmi2, so hvdrun does not guess pmix). Without --mpi srun gets none: libhvd and
 // torch do not need PMI under hvdrun (they meet through hvdrun's store and MASTER_ADDR), and the
-// plugin's set-up costs more than hvdrun itself: on the test cluster about 80 ms per launch,
-// against 28 ms for hvdrun over plain srun (scripts/bench-slurm-launch.sh). The price: an MPI
+// plugin's set-up costs more than hvdrun itself: on the test cluster 60-90 ms per launch,
+// against 25-45 ms for hvdrun over plain srun (scripts/bench-slurm-launch.sh). The price: an MPI
 // program started without --mpi, on a cluster whose MpiDefault is none, runs as N singletons. The
 // same holds on this machine, where only --mpi brings mpirun, so there is one rule: MPI programs
 // need --mpi.
