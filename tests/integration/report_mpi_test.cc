@@ -127,3 +127,33 @@ TEST_CASE("--mpi --dry-run: HOROVOD_* in the environment wins over the defaults,
   REQUIRE_MESSAGE(local.exit_code == 0, local.err);
   CHECK(json::parse(local.out).at("ranks").at(0).at("env").at("HOROVOD_CYCLE_TIME") == "5");
 }
+
+TEST_CASE("predict: a 1-rank run and an hvd-bench link give one row per rank count, and JSON") {
+  TempDir dir;
+  const ProcessResult r = run(hvdrun({"predict", "--train", kData + "train-np1.json", "--intra",
+                                      kData + "bench-fixture.json", "--ranks-per-node", "1,2,4",
+                                      "--nodes", "1", "--json", dir.file("p.json")}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("fitted to 8 allreduce sizes") != std::string::npos);
+  CHECK(r.out.find("assumptions:") != std::string::npos);
+  const json p = json::parse(read_text(dir.file("p.json")));
+  CHECK(p.at("tool") == "hvdrun predict");
+  REQUIRE(p.at("rows").size() == 3);
+  CHECK(p.at("rows").at(0).at("efficiency") == 1.0);  // one rank is the measurement
+  CHECK(p.at("rows").at(2).at("ranks") == 4);
+  CHECK(p.at("rows").at(2).at("efficiency").get<double>() < 1.0);
+  CHECK(p.at("rows").at(2).at("samples_per_sec").get<double>() >
+        p.at("rows").at(1).at("samples_per_sec").get<double>());
+}
+
+TEST_CASE("predict: what it cannot start from is refused with one line") {
+  expect_error(run(hvdrun({"predict", "--train", kData + "train-np2.json"})), 3,
+               "predict starts from a 1-rank run");
+  expect_error(run(hvdrun({"predict", "--train", kData + "broken.json"})), 3, "not JSON");
+  expect_error(run(hvdrun({"predict", "--train", kData + "train-np1.json", "--nodes", "1,2"})), 2,
+               "node counts above 1 need the network");
+  expect_error(run(hvdrun({"predict", "--gradient-mb", "5"})), 2, "give --train FILE");
+  expect_error(run(hvdrun({"predict", "--train", kData + "train-np1.json", "--intra",
+                           kData + "other-tool.json", "--nodes", "1", "--ranks-per-node", "2"})),
+               3, "not hvd-bench JSON");
+}

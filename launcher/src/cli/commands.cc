@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: hvdrun -np N [options] -- PROGRAM [ARGS...]\n"
-    "       hvdrun sbatch|profiles|exec-rank|report ... (see hvdrun COMMAND --help)";
+    "       hvdrun sbatch|profiles|exec-rank|report|predict ... (see hvdrun COMMAND --help)";
 
 }  // namespace
 
@@ -27,6 +27,7 @@ void register_commands(CLI::App& app, Commands& c) {
   c.sbatch_cmd = register_sbatch(app, c.sbatch);
   c.profiles_cmd = register_profiles_command(app);
   c.report_cmd = register_report(app, c.report);
+  c.predict_cmd = register_predict(app, c.predict);
 }
 
 int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
@@ -40,6 +41,7 @@ int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
   }
   if (*c.profiles_cmd) return run_profiles_command(*c.profiles_cmd, env);
   if (*c.report_cmd) return run_report(c.report, env);
+  if (*c.predict_cmd) return run_predict(c.predict, env);
   c.run.command = take_command(app.remaining());
   if (c.run.check_build) return run_check_build(c.run.json, env);
   return run_command(c.run, env);

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/exec_rank_cmd.h"
+#include "cli/predict_cmd.h"
 #include "cli/report_cmd.h"
 #include "cli/sbatch_cmd.h"
 #include "config/env_map.h"
@@ -23,10 +24,12 @@ struct Commands {
   ExecRankOptions exec_rank;
   SbatchOptions sbatch;
   ReportOptions report;
+  PredictOptions predict;
   CLI::App* exec_rank_cmd = nullptr;
   CLI::App* sbatch_cmd = nullptr;
   CLI::App* profiles_cmd = nullptr;
   CLI::App* report_cmd = nullptr;
+  CLI::App* predict_cmd = nullptr;
 };
 
 /// Adds the description, every option and subcommand to `app`; `commands` receives the parsed

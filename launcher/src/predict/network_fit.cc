@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "predict/network_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "hvd/error.h"
+
+namespace hvd::launcher::predict {
+namespace {
+
+struct Row {
+  double bytes;
+  double time_us;
+};
+
+// allreduce_us() is a * latency + b * (us per byte) for a row: the coefficients.
+std::pair<double, double> coefficients(double bytes, int ranks, double small_bytes) {
+  const Link unit_latency{1, 1e300};  // bandwidth term ~ 0
+  const Link unit_per_byte{0, 1e-3};  // 1 us per byte
+  return {allreduce_us(bytes, ranks, unit_latency, small_bytes),
+          allreduce_us(bytes, ranks, unit_per_byte, small_bytes)};
+}
+
+}  // namespace
+
+LinkFit fit_link(const nlohmann::json& bench, const std::string& path, double small_bytes) {
+  if (!bench.is_object() || bench.value("tool", "") != "hvd-bench") {
+    throw ConfigError(str_cat(path, ": not hvd-bench JSON (no \"tool\": \"hvd-bench\")"));
+  }
+  LinkFit fit;
+  fit.ranks = bench.value("ranks", 0);
+  fit.hosts = bench.value("hosts", 1);
+  fit.backend = bench.value("backend", "");
+  if (fit.ranks < 2) {
+    throw ConfigError(str_cat(path, ": an hvd-bench run of ", fit.ranks,
+                              " rank(s) measures no link; run it with -np 2 or more"));
+  }
+  std::vector<Row> rows;
+  for (const auto& op : bench.value("results", nlohmann::json::array())) {
+    if (op.value("op", "") != "allreduce") continue;
+    for (const auto& row : op.value("rows", nlohmann::json::array())) {
+      const auto impls = row.value("impls", nlohmann::json::object());
+      if (!impls.contains("hvd") || !impls["hvd"].contains("time_us")) continue;
+      const double t = impls["hvd"]["time_us"].get<double>();
+      const double bytes = row.value("bytes", 0.0);
+      if (t > 0 && bytes > 0) rows.push_back({bytes, t});
+    }
+  }
+  if (rows.size() < 2) {
+    throw ConfigError(str_cat(path, ": needs libhvd allreduce times at two sizes or more, has ",
+                              rows.size()));
+  }
+  // Weighted least squares, weights 1/t^2: each size counts by its relative error.
+  double saa = 0, sab = 0, sbb = 0, sat = 0, sbt = 0;
+  for (const Row& r : rows) {
+    const auto [a, b] = coefficients(r.bytes, fit.ranks, small_bytes);
+    const double w = 1 / (r.time_us * r.time_us);
+    saa += w * a * a;
+    sab += w * a * b;
+    sbb += w * b * b;
+    sat += w * a * r.time_us;
+    sbt += w * b * r.time_us;
+  }
+  const double det = saa * sbb - sab * sab;
+  double latency = det != 0 ? (sat * sbb - sbt * sab) / det : 0;
+  double per_byte = det != 0 ? (saa * sbt - sab * sat) / det : 0;
+  if (latency < 0 || per_byte <= 0) {  // noise: refit with the term that went wrong fixed
+    latency = std::max(0.0, latency);
+    per_byte = sbb > 0 ? std::max(1e-12, (sbt - sab * latency) / sbb) : 1e-12;
+  }
+  fit.link = {latency, 1e-3 / per_byte};
+  fit.rows = static_cast<int>(rows.size());
+  for (const Row& r : rows) {
+    const double model = allreduce_us(r.bytes, fit.ranks, fit.link, small_bytes);
+    fit.worst_error = std::max(fit.worst_error, std::abs(model - r.time_us) / r.time_us);
+  }
+  return fit;
+}
+
+}  // namespace hvd::launcher::predict
