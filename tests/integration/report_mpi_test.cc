@@ -44,7 +44,7 @@ TEST_CASE("report: a missing or invalid JSON names the file, exits 3 and writes 
   expect_error(run(hvdrun({"report", kData + "broken.json", "-o", dir.path()})), 3,
                "broken.json: not valid JSON");
   expect_error(run(hvdrun({"report", kData + "other-tool.json", "-o", dir.path()})), 3,
-               "other-tool.json: not hvd-bench or hvd-train JSON");
+               "other-tool.json: not hvd-bench, hvd-train or hvdrun predict JSON");
   CHECK(empty_dir(dir.path()));
 }
 
@@ -144,6 +144,12 @@ TEST_CASE("predict: a 1-rank run and an hvd-bench link give one row per rank cou
   CHECK(p.at("rows").at(2).at("efficiency").get<double>() < 1.0);
   CHECK(p.at("rows").at(2).at("samples_per_sec").get<double>() >
         p.at("rows").at(1).at("samples_per_sec").get<double>());
+  if (std::filesystem::exists("/usr/bin/gnuplot")) {  // hvdrun report draws it
+    const ProcessResult drawn = run(hvdrun({"report", dir.file("p.json"), "-o", dir.file("plots"),
+                                            "--format", "svg"}));
+    REQUIRE_MESSAGE(drawn.exit_code == 0, drawn.err);
+    CHECK(std::filesystem::file_size(dir.file("plots/p-predicted.svg")) > 0);
+  }
 }
 
 TEST_CASE("predict: what it cannot start from is refused with one line") {

@@ -52,6 +52,14 @@ std::vector<report::Plot> plots_for(const std::vector<report::Input>& inputs) {
       continue;
     }
     const std::string stem = picture_stem(in.path);
+    if (in.tool == "hvdrun predict") {
+      if (!names.insert(stem + "-predicted").second) {
+        throw ConfigError(str_cat(in.path, ": another input already makes ", stem,
+                                  "-predicted; give the files different names"));
+      }
+      plots.push_back(report::train_plot(report::predict_table(in), stem + "-predicted"));
+      continue;
+    }
     for (const report::BenchTable& t : report::bench_tables(in)) {
       const std::string name = stem + "-" + t.op;
       if (!names.insert(name).second) {
@@ -70,8 +78,8 @@ std::vector<report::Plot> plots_for(const std::vector<report::Input>& inputs) {
 
 CLI::App* register_report(CLI::App& app, ReportOptions& o) {
   CLI::App* cmd = app.add_subcommand(
-      "report", "Draw hvd-bench and hvd-train JSON results as PNG/SVG pictures (with gnuplot)");
-  cmd->add_option("files", o.files, "hvd-bench or hvd-train JSON files")->required();
+      "report", "Draw hvd-bench, hvd-train and hvdrun predict JSON as PNG/SVG pictures (with gnuplot)");
+  cmd->add_option("files", o.files, "hvd-bench, hvd-train or hvdrun predict JSON files")->required();
   cmd->add_option("-o,--output-dir", o.output_dir, "Folder for the pictures (.)");
   cmd->add_option("--format", o.formats, "png, svg or png,svg (png,svg)");
   cmd->add_option("--timeout", o.timeout_seconds, "Stop gnuplot after this many seconds (60)")

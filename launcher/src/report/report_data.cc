@@ -190,10 +190,11 @@ Input load_input(const std::string& path) {
   }
   const auto tool = in.doc.is_object() ? in.doc.find("tool") : in.doc.end();
   in.tool = tool != in.doc.end() && tool->is_string() ? tool->get<std::string>() : "";
-  if (in.tool != "hvd-bench" && in.tool != "hvd-train") {
-    throw ConfigError(str_cat(path, ": not hvd-bench or hvd-train JSON (\"tool\" is ",
+  if (in.tool != "hvd-bench" && in.tool != "hvd-train" && in.tool != "hvdrun predict") {
+    throw ConfigError(str_cat(path, ": not hvd-bench, hvd-train or hvdrun predict JSON (\"tool\" is ",
                               in.tool.empty() ? "missing" : "\"" + in.tool + "\"",
-                              "); write one with hvd-bench --json or hvd-train --json"));
+                              "); write one with hvd-bench --json, hvd-train --json or hvdrun "
+                              "predict --json"));
   }
   return in;
 }
@@ -234,6 +235,32 @@ TrainTable train_table(const std::vector<Input>& inputs) {
     t.title = str_cat("hvd-train scaling (", text_or(first, first.doc, "device", "?"), ", batch ",
                       count_or(first, first.doc, "batch_per_rank", 0), " per rank)");
   }
+  return t;
+}
+
+TrainTable predict_table(const Input& in) {
+  TrainTable t;
+  std::map<int, size_t> seen;  // ranks -> row index, to refuse two rows for one rank count
+  const json& rows = array(in, in.doc, "rows", "the top level");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string where = str_cat("rows[", i, "]");
+    const double ranks = number(in, rows[i], "ranks", where);
+    if (!(ranks >= 1 && ranks <= 1000000) || ranks != static_cast<double>(static_cast<int>(ranks))) {
+      throw ConfigError(str_cat(in.path, ": ", where, ".ranks must be a whole number from 1 to 1000000"));
+    }
+    TrainRow row;
+    row.ranks = static_cast<int>(ranks);
+    row.img_per_sec = number(in, rows[i], "samples_per_sec", where);
+    row.efficiency = number(in, rows[i], "efficiency", where);
+    if (!seen.emplace(row.ranks, i).second) {
+      throw ConfigError(str_cat(in.path, ": ", where, " predicts ", row.ranks,
+                                " ranks again; draw one --ranks-per-node at a time"));
+    }
+    t.rows.push_back(row);
+  }
+  std::sort(t.rows.begin(), t.rows.end(),
+            [](const TrainRow& a, const TrainRow& b) { return a.ranks < b.ranks; });
+  t.title = "hvdrun predict: predicted scaling";
   return t;
 }
 

@@ -12,7 +12,7 @@
 
 namespace hvd::launcher::report {
 
-/// One JSON input, already parsed. `tool` is "hvd-bench" or "hvd-train".
+/// One JSON input, already parsed. `tool` is "hvd-bench", "hvd-train" or "hvdrun predict".
 struct Input {
   std::string path;
   std::string tool;
@@ -54,6 +54,10 @@ struct TrainTable {
 /// run with the fewest ranks: (img/s per rank) / (img/s per rank of that run). Throws
 /// ConfigError for a missing field or two files with the same rank count.
 TrainTable train_table(const std::vector<Input>& inputs);
+
+/// `hvdrun predict --json`'s rows as the same table: samples/s and efficiency per rank count.
+/// Throws ConfigError for a missing field or two rows with one rank count.
+TrainTable predict_table(const Input& input);
 
 /// The table as whitespace-separated text for gnuplot: a "#" header line with the column
 /// names, then one row per line; a missing cell is written as "?" (set datafile missing "?").

@@ -93,7 +93,7 @@ TEST_CASE("report_data: files are classified by their tool, bad ones name the fi
                        doctest::Contains("broken.json: not valid JSON"), hvd::ConfigError);
   CHECK_THROWS_WITH_AS(
       report::load_input(kDir + "other-tool.json"),
-      doctest::Contains("not hvd-bench or hvd-train JSON (\"tool\" is \"something-else\")"),
+      doctest::Contains("not hvd-bench, hvd-train or hvdrun predict JSON (\"tool\" is \"something-else\")"),
       hvd::ConfigError);
   CHECK_THROWS_WITH_AS(report::load_input(kDir + "missing.json"),
                        doctest::Contains("missing.json: cannot open the file"), hvd::ConfigError);
