@@ -39,11 +39,17 @@ predict::Workload workload_of(const PredictOptions& o) {
                                 " ranks; predict starts from a 1-rank run (hvdrun -np 1)"));
     }
     try {
-      w.batch_per_rank = t.at("batch_per_rank").get<int>();
+      const double batch = t.at("batch_per_rank").get<double>();
       const double per_sec = t.at("img_per_sec_per_rank").at("mean").get<double>();
-      if (per_sec <= 0) throw ConfigError(str_cat(o.train_file, ": img_per_sec_per_rank is 0"));
+      const double parameters = t.at("parameters").get<double>();
+      if (!(batch >= 1 && batch <= 1e9) || !(per_sec > 0 && per_sec < 1e12) ||
+          !(parameters >= 1 && parameters <= 1e15)) {
+        throw ConfigError(str_cat(o.train_file, ": batch_per_rank, img_per_sec_per_rank.mean and "
+                                  "parameters must be positive and finite"));
+      }
+      w.batch_per_rank = static_cast<int>(batch);
       w.compute_ms = 1e3 * w.batch_per_rank / per_sec;
-      w.gradient_bytes = 4.0 * t.at("parameters").get<double>();  // float32 gradients
+      w.gradient_bytes = 4.0 * parameters;  // float32 gradients
       w.tensors = 2 * std::max(1, static_cast<int>(t.at("layers").size()) - 1);  // W and b
     } catch (const nlohmann::json::exception& e) {
       throw ConfigError(str_cat(o.train_file, ": ", e.what()));
@@ -89,30 +95,44 @@ CLI::App* register_predict(CLI::App& app, PredictOptions& o) {
                  "and a measured network");
   auto* step = cmd->add_option_group("The step (from a 1-rank run)");
   step->add_option("--train", o.train_file, "hvd-train --json of a 1-rank run")->check(CLI::ExistingFile);
-  step->add_option("--step-ms", o.step_ms, "Compute time of one step on one rank, ms");
-  step->add_option("--gradient-mb", o.gradient_mb, "Gradient bytes per step, MB (1e6)");
-  step->add_option("--tensors", o.tensors, "Gradient tensors per step");
-  step->add_option("--batch", o.batch, "Samples per rank and step");
+  step->add_option("--step-ms", o.step_ms, "Compute time of one step on one rank, ms")
+      ->check(CLI::Range(1e-6, 1e9));
+  step->add_option("--gradient-mb", o.gradient_mb, "Gradient bytes per step, MB (1e6)")
+      ->check(CLI::Range(1e-9, 1e9));
+  step->add_option("--tensors", o.tensors, "Gradient tensors per step")
+      ->check(CLI::Range(1, 10000000));
+  step->add_option("--batch", o.batch, "Samples per rank and step")->check(CLI::Range(1, 1000000000));
   step->add_option("--backward-fraction", o.backward_fraction,
                    "Part of the step that communication can overlap (0.67)")
       ->check(CLI::Range(0.0, 1.0));
-  step->add_option("--threads-per-rank", o.threads_per_rank, "Cores one rank keeps busy (1)");
+  step->add_option("--threads-per-rank", o.threads_per_rank, "Cores one rank keeps busy (1)")
+      ->check(CLI::Range(1, 1000000));
   auto* net = cmd->add_option_group("The network");
   net->add_option("--intra", o.intra_file, "hvd-bench --json run on one host (its links)")
       ->check(CLI::ExistingFile);
   net->add_option("--inter", o.inter_file, "hvd-bench --json run across hosts (the network)")
       ->check(CLI::ExistingFile);
-  net->add_option("--intra-latency-us", o.intra_latency_us, "Or by hand: latency within a node");
-  net->add_option("--intra-gbps", o.intra_gbps, "Bandwidth within a node, GB/s");
-  net->add_option("--inter-latency-us", o.inter_latency_us, "Latency between nodes");
-  net->add_option("--inter-gbps", o.inter_gbps, "Bandwidth between nodes, GB/s (25 Gbit/s = 3.125)");
+  net->add_option("--intra-latency-us", o.intra_latency_us, "Or by hand: latency within a node")
+      ->check(CLI::Range(0.0, 1e7));
+  net->add_option("--intra-gbps", o.intra_gbps, "Bandwidth within a node, GB/s")
+      ->check(CLI::Range(1e-6, 1e6));
+  net->add_option("--inter-latency-us", o.inter_latency_us, "Latency between nodes")
+      ->check(CLI::Range(0.0, 1e7));
+  net->add_option("--inter-gbps", o.inter_gbps, "Bandwidth between nodes, GB/s (25 Gbit/s = 3.125)")
+      ->check(CLI::Range(1e-6, 1e6));
   auto* shape = cmd->add_option_group("The job and libhvd's settings");
   shape->add_option("--ranks-per-node", o.ranks_per_node, "Ranks on each node; a list predicts each (1)")
-      ->delimiter(',');
-  shape->add_option("--nodes", o.nodes, "Node counts to predict (1,2,4,8,16,32)")->delimiter(',');
-  shape->add_option("--cores-per-node", o.cores_per_node, "Cores of a node (0: do not model sharing)");
-  shape->add_option("--fusion-threshold-mb", o.fusion_threshold_mb, "HOROVOD_FUSION_THRESHOLD in MB (128)");
-  shape->add_option("--cycle-time-ms", o.cycle_time_ms, "HOROVOD_CYCLE_TIME (1)");
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1024));
+  shape->add_option("--nodes", o.nodes, "Node counts to predict (1,2,4,8,16,32)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 100000));
+  shape->add_option("--cores-per-node", o.cores_per_node, "Cores of a node (0: do not model sharing)")
+      ->check(CLI::Range(0, 1000000));
+  shape->add_option("--fusion-threshold-mb", o.fusion_threshold_mb, "HOROVOD_FUSION_THRESHOLD in MB (128)")
+      ->check(CLI::Range(1e-3, 1e6));
+  shape->add_option("--cycle-time-ms", o.cycle_time_ms, "HOROVOD_CYCLE_TIME (1)")
+      ->check(CLI::Range(1e-3, 1e5));
   shape->add_flag("--hierarchical", o.hierarchical, "Hierarchical allreduce across nodes");
   cmd->add_option("--json", o.json_file, "Also write the prediction as JSON to this file");
   return cmd;

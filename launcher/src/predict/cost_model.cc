@@ -54,11 +54,16 @@ double cluster_allreduce_us(double bytes, int nodes, const Cluster& c, const Sch
 
 std::vector<Prediction> predict(const Workload& w, const Cluster& c, const Schedule& s,
                                 const std::vector<int>& node_counts) {
-  HVD_CHECK(w.compute_ms > 0 && w.tensors > 0 && s.cycle_ms > 0 && s.fusion_bytes > 0,
+  HVD_CHECK(std::isfinite(w.compute_ms) && w.compute_ms > 0 && w.tensors > 0 &&
+                std::isfinite(w.gradient_bytes) && w.gradient_bytes >= 0 && s.cycle_ms > 0 &&
+                s.fusion_bytes > 0,
             "predict: workload or schedule out of range");
   const double backward_ms = w.compute_ms * w.backward_fraction;
-  const int by_threshold =
-      std::max(1, static_cast<int>(std::ceil(w.gradient_bytes / s.fusion_bytes)));
+  // Counts are worked out in double and bounded by the tensors before they become ints.
+  const auto bounded = [&w](double count) {
+    return static_cast<int>(std::max(1.0, std::min(static_cast<double>(w.tensors), std::ceil(count))));
+  };
+  const int by_threshold = bounded(w.gradient_bytes / s.fusion_bytes);
 
   std::vector<Prediction> out;
   for (const int nodes : node_counts) {
@@ -69,10 +74,11 @@ std::vector<Prediction> predict(const Workload& w, const Cluster& c, const Sched
     // the next cycle: a new fusion starts every max(cycle, one allreduce), and takes what the
     // backward pass made ready meanwhile. Solved by iteration (it converges in a few steps);
     // bounded below by the fusion threshold and above by the tensors.
-    int allreduces = std::min(w.tensors, std::max(by_threshold, static_cast<int>(std::ceil(backward_ms / s.cycle_ms))));
+    int allreduces = std::max(by_threshold, bounded(backward_ms / s.cycle_ms));
     for (int i = 0; i < 50; ++i) {
-      const double period = std::max(s.cycle_ms, cluster_allreduce_us(w.gradient_bytes / allreduces, nodes, c, s) / 1e3);
-      const int next = std::max(by_threshold, std::min(w.tensors, std::max(1, static_cast<int>(std::ceil(backward_ms / period)))));
+      const double period = std::max(
+          s.cycle_ms, cluster_allreduce_us(w.gradient_bytes / allreduces, nodes, c, s) / 1e3);
+      const int next = std::max(by_threshold, bounded(backward_ms / period));
       if (next == allreduces) break;
       allreduces = (allreduces + next + 1) / 2;  // halfway: no oscillation between two counts
     }

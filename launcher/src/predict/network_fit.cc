@@ -30,9 +30,13 @@ LinkFit fit_link(const nlohmann::json& bench, const std::string& path, double sm
     throw ConfigError(str_cat(path, ": not hvd-bench JSON (no \"tool\": \"hvd-bench\")"));
   }
   LinkFit fit;
-  fit.ranks = bench.value("ranks", 0);
-  fit.hosts = bench.value("hosts", 1);
-  fit.backend = bench.value("backend", "");
+  try {
+    fit.ranks = bench.value("ranks", 0);
+    fit.hosts = bench.value("hosts", 1);
+    fit.backend = bench.value("backend", "");
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(str_cat(path, ": ", e.what()));
+  }
   if (fit.ranks < 2) {
     throw ConfigError(str_cat(path, ": an hvd-bench run of ", fit.ranks,
                               " rank(s) measures no link; run it with -np 2 or more"));
@@ -43,9 +47,12 @@ LinkFit fit_link(const nlohmann::json& bench, const std::string& path, double sm
     for (const auto& row : op.value("rows", nlohmann::json::array())) {
       const auto impls = row.value("impls", nlohmann::json::object());
       if (!impls.contains("hvd") || !impls["hvd"].contains("time_us")) continue;
+      if (!impls["hvd"]["time_us"].is_number() || !row.value("bytes", nlohmann::json()).is_number()) {
+        continue;  // a size libhvd did not time (null), or not a number
+      }
       const double t = impls["hvd"]["time_us"].get<double>();
-      const double bytes = row.value("bytes", 0.0);
-      if (t > 0 && bytes > 0) rows.push_back({bytes, t});
+      const double bytes = row["bytes"].get<double>();
+      if (std::isfinite(t) && t > 0 && std::isfinite(bytes) && bytes > 0) rows.push_back({bytes, t});
     }
   }
   if (rows.size() < 2) {
