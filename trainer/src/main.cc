@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
     const hvd::Status init = hvd::init();
     if (!init.ok()) throw hvd::BootstrapError("hvd-train: hvd::init failed: " + init.message());
     options.threads = blas_threads(options.threads);
+    if (const char* restarts = std::getenv(hvd::env::kRestartCount)) {
+      options.restart_count = std::atoi(restarts);
+    }
     hvd::train::Trainer(options).run();
     const hvd::Status done = hvd::shutdown();
     if (!done.ok()) throw hvd::BackendError("hvd-train: hvd::shutdown failed: " + done.message());

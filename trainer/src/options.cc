@@ -70,6 +70,9 @@ void add_benchmark_and_outputs(CLI::App& app, TrainOptions& o) {
   app.add_flag("-q,--quiet", o.quiet, "No per-iteration lines");
   // Lets the tests prove that --verify-sync catches ranks that diverge; not in --help.
   app.add_option("--test-perturb-rank", o.test_perturb_rank)->group("");
+  // Lets the restart tests crash one rank once (test_crash.h); not in --help.
+  app.add_option("--test-crash-rank", o.test_crash_rank)->group("");
+  app.add_option("--test-crash-at-step", o.test_crash_at_step)->group("");
 }
 
 }  // namespace

@@ -46,6 +46,12 @@ struct TrainOptions {
   bool verify_sync = false;    // after every step, check that all ranks hold identical weights
   bool quiet = false;          // no per-iteration lines
   int test_perturb_rank = -1;  // tests only: this rank nudges one weight after its first step
+  // Tests only (test_crash.h): this rank exits 3 before this step, in the first attempt only.
+  int test_crash_rank = 1;
+  int64_t test_crash_at_step = -1;
+  // Which attempt of a restarted job this is (hvdrun --max-restarts sets
+  // TORCHELASTIC_RESTART_COUNT; main.cc reads it); 0: the first.
+  int restart_count = 0;
 };
 
 /// Parses argv. Throws UsageError with one line naming the flag; prints --help and exits 0.

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "checkpoint.h"
+#include "test_crash.h"
 #include "hvd/error.h"
 #include "hvd/hvd.h"
 #include "hvd/str_cat.h"
@@ -181,6 +182,7 @@ RunReport Trainer::run() {
   for (int64_t step = first_step_; step < last; ++step) {
     const int64_t done_here = step - first_step_ + 1;
     if (done_here == options_.num_warmup_batches + 1) log("Running benchmark...");
+    crash_once_if_asked(options_, rank_, step);
     record_time(done_here, timed_step(step));
     if (step == first_step_ && options_.test_perturb_rank == rank_) perturb_one_weight();
     if (options_.verify_sync) verify_weights_in_sync(*model_, step);

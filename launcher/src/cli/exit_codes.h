@@ -30,12 +30,18 @@ inline int exit_code_for(ErrorCode code) {
 inline constexpr const char* kExitCodeHelp =
     "Exit codes:\n"
     "  0        all ranks exited 0\n"
-    "  N        the exit code of the first rank that failed (128+S if it died from signal S)\n"
+    "  N        the exit code of the first rank that failed (128+S if it died from signal S);\n"
+    "           with --max-restarts, of the first rank that failed in the last attempt\n"
     "  128+S    hvdrun itself was stopped by signal S (forwarded to the ranks)\n"
     "  2        usage error (unknown flag, bad value, missing program)\n"
     "  3        configuration error (config file, hostfile)\n"
     "  4        scheduler error\n"
     "  5        launch error (program not found or not executable, cannot start ranks)\n"
-    "  70       internal error in hvdrun (please report it)\n";
+    "  70       internal error in hvdrun (please report it)\n"
+    "Restarts (--max-restarts N, torchrun's rules):\n"
+    "  when a rank fails, all ranks are stopped and started again from a new rendezvous (new\n"
+    "  store, secret and HVD_RUN_ID), at most N times; each rank sees the attempt number in\n"
+    "  TORCHELASTIC_RESTART_COUNT (0 first). A clean exit of all ranks ends the job; a signal to\n"
+    "  hvdrun (SIGINT, SIGTERM, ...) never restarts it.\n";
 
 }  // namespace hvd::launcher::cli

@@ -60,6 +60,9 @@ void register_run_options(CLI::App& app, config::RunOptions& o) {
              "Prefix lines with [rank]<stdout>: (default on)");
   app.add_option("--kill-grace-seconds", o.kill_grace_seconds,
                  "After a failure, SIGKILL ranks still running this long after SIGTERM (10)");
+  app.add_option("--max-restarts", o.max_restarts,
+                 "After a rank fails, stop all and start them again, at most N times (0)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--bind-to", o.bind_to, "Pin ranks to: core, numa, none or auto (auto)");
   app.add_flag("--dry-run", o.dry_run, "Print the launch plan as JSON; start nothing");
   app.add_flag("--check-build", o.check_build, "Show what hvdrun was built with (-cb)");

@@ -61,6 +61,7 @@ void apply_flags(Settings& settings, const RunOptions& opts) {
   take(t.log_level, opts.log_level);
   take(settings.launcher.tag_output, opts.tag_output);
   take(settings.launcher.kill_grace_seconds, opts.kill_grace_seconds);
+  take(settings.launcher.max_restarts, opts.max_restarts);
   take(settings.launcher.bind_to, opts.bind_to);
   take(settings.launcher.horovod_compat, opts.horovod_compat);
 }

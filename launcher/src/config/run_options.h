@@ -40,6 +40,7 @@ struct RunOptions {
   // Launcher settings.
   std::optional<bool> tag_output;
   std::optional<int> kill_grace_seconds;
+  std::optional<int> max_restarts;  // --max-restarts (torchrun's name)
   std::optional<std::string> bind_to;
   std::optional<bool> horovod_compat;  // --horovod-compat
 

@@ -67,11 +67,12 @@ void apply_logging(Tunables& t, const YAML::Node& node, const std::string& file)
 }
 
 void apply_launcher(LauncherSettings& l, const YAML::Node& node, const std::string& file) {
-  check_keys(file, node, "launcher", {"kill_grace_seconds", "tag_output", "bind_to",
-                                           "horovod_compat"});
+  check_keys(file, node, "launcher", {"kill_grace_seconds", "max_restarts", "tag_output",
+                                           "bind_to", "horovod_compat"});
   if (auto n = node["kill_grace_seconds"]) {
     l.kill_grace_seconds = as_int(file, n, "launcher.kill_grace_seconds");
   }
+  if (auto n = node["max_restarts"]) l.max_restarts = as_int(file, n, "launcher.max_restarts");
   if (auto n = node["tag_output"]) l.tag_output = as_bool(file, n, "launcher.tag_output");
   if (auto n = node["horovod_compat"]) {
     l.horovod_compat = as_bool(file, n, "launcher.horovod_compat");
@@ -111,6 +112,7 @@ void validate(const Settings& s, const std::string& origin) {
   if (!(t.stall_warning_seconds > 0)) fail("stall check warning time must be > 0 seconds");
   if (!(t.stall_shutdown_seconds >= 0)) fail("stall check shutdown time must be >= 0 seconds");
   if (s.launcher.kill_grace_seconds < 0) fail("kill grace must be >= 0 seconds");
+  if (s.launcher.max_restarts < 0) fail("max restarts must be >= 0");
 }
 
 std::map<std::string, std::string> tunables_env(const Tunables& t) {
@@ -147,6 +149,7 @@ nlohmann::json to_json(const Settings& s) {
       {"logging", {{"level", t.log_level}}},
       {"launcher",
        {{"kill_grace_seconds", s.launcher.kill_grace_seconds},
+        {"max_restarts", s.launcher.max_restarts},
         {"tag_output", s.launcher.tag_output},
         {"bind_to", s.launcher.bind_to},
         {"horovod_compat", s.launcher.horovod_compat}}},

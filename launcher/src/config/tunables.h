@@ -29,6 +29,9 @@ struct Tunables {
 /// The launcher's own knobs (section `launcher:`).
 struct LauncherSettings {
   int kill_grace_seconds = 10;  // SIGTERM -> SIGKILL grace when a rank fails
+  // Times a failed job is stopped and started again from a new rendezvous (torchrun's
+  // --max-restarts); 0: the first failure ends it.
+  int max_restarts = 0;
   bool tag_output = true;
   std::string bind_to = "auto";
   // Put a `horovod` package (re-exporting hvdrun.torch) on the ranks' PYTHONPATH, so that

@@ -158,9 +158,13 @@ void Guard::watch_run_segments(const std::string& run_id) {
   send(str_cat("s", run_id, "\n"));
 }
 
-void Guard::finish() {
+void Guard::end_run_segments() {
   if (!run_id_.empty()) remove_run_segments(run_id_.c_str());
   run_id_.clear();
+}
+
+void Guard::finish() {
+  end_run_segments();
   pipe_.reset();
 }
 

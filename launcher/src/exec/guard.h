@@ -56,6 +56,9 @@ class Guard {
   void forget_group(pid_t pgid);
   /// /dev/shm/hvd-RUN_ID-* are removed when the job ends (here, by finish()) or hvdrun dies.
   void watch_run_segments(const std::string& run_id);
+  /// The run (one attempt of a restarted job) is over: removes its segments now; the guard goes
+  /// on watching groups, and the next run's segments once watch_run_segments() names them.
+  void end_run_segments();
   /// The job is over: removes the run's segments now and lets the guard exit.
   void finish();
 

@@ -9,7 +9,9 @@
 #include "auth/run_secret.h"
 #include "exec/guard.h"
 #include "exec/output_router.h"
+#include "exec/restart_policy.h"
 #include "exec/srun_report.h"
+#include "exec/run_outcome.h"
 #include "exec/supervisor.h"
 #include "exec/timeline_finish.h"
 #include "hvd/env_keys.h"
@@ -19,6 +21,9 @@
 
 namespace hvd::launcher::exec {
 namespace {
+
+// How long hvdrun waits at the end for stdout and stderr to take what is left.
+constexpr std::chrono::seconds kFinalFlush{3};
 
 std::vector<std::string> flatten(const EnvMap& env) {
   std::vector<std::string> entries;
@@ -58,20 +63,16 @@ void start_store(plan::LaunchPlan& plan, const auth::RunSecret& secret,
   plan::attach_store(plan, plan.store_bind_address, store->port());
 }
 
-}  // namespace
-
-int launch(plan::LaunchPlan plan, const EnvMap& env) {
-  plan::complete_for_launch(plan, env);
-  block_forwarded_signals();  // before the store's thread starts: it inherits the mask
-  Guard guard = Guard::start();  // before any thread, too (exec/guard.h)
+// One start of the job: a new secret and store for `plan` (this attempt's copy), its ranks or
+// its srun / mpirun, until all are gone. The guard and the router carry on across attempts.
+RunOutcome run_attempt(plan::LaunchPlan& plan, const EnvMap& env, Guard& guard,
+                       OutputRouter& router) {
   const auth::RunSecret secret = auth::RunSecret::generate();
   std::optional<store::KvServer> store;
   start_store(plan, secret, store);
   // This node's segments only: under Slurm exec-rank removes each rank's own.
   if (plan.hosts_store) guard.watch_run_segments(plan.endpoints.run_id);
 
-  OutputRouter router(plan.size, plan.settings.launcher.tag_output, plan.output_dir,
-                      STDOUT_FILENO, STDERR_FILENO);
   std::vector<Child> children;
   SrunReport report;
   if (!plan.starter) {
@@ -92,21 +93,46 @@ int launch(plan::LaunchPlan plan, const EnvMap& env) {
     } else {
       // srun's own exit code is the highest of its tasks'; its messages say which task failed.
       router.set_unlabeled_observer([&report](std::string_view line) { report.observe(line); });
-      starter.explain_failure = [&report]() -> std::optional<std::pair<int, std::string>> {
+      starter.explain_failure = [&report]() -> std::optional<Child::Explained> {
         const auto& f = report.first_failure();
         if (!f) return std::nullopt;
-        return std::make_pair(f->exit_code,
-                              str_cat("rank ", f->tasks, " on ", f->node, " ", f->how));
+        return Child::Explained{f->exit_code, str_cat("rank ", f->tasks),
+                                str_cat("rank ", f->tasks, " on ", f->node, " ", f->how)};
       };
     }
     children.push_back(std::move(starter));
   }
   Supervisor supervisor(std::move(children), router,
                         std::chrono::seconds(plan.settings.launcher.kill_grace_seconds), &guard);
-  const int code = supervisor.run();
+  const RunOutcome outcome = supervisor.run();
+  router.set_unlabeled_observer(nullptr);  // `report` ends here
+  guard.end_run_segments();
+  return outcome;
+}
+
+}  // namespace
+
+int launch(plan::LaunchPlan plan, const EnvMap& env) {
+  plan::complete_for_launch(plan, env);
+  block_forwarded_signals();  // before the store's thread starts: it inherits the mask
+  Guard guard = Guard::start();  // before any thread, too (exec/guard.h)
+  // One router for all attempts: each rank keeps one stream (and one log file) across restarts.
+  OutputRouter router(plan.size, plan.settings.launcher.tag_output, plan.output_dir,
+                      STDOUT_FILENO, STDERR_FILENO);
+  const int max_restarts = plan.settings.launcher.max_restarts;
+  RunOutcome outcome;
+  for (int restart = 0;; ++restart) {
+    // The plan stays one value; each attempt runs a copy with its own run id and store.
+    plan::LaunchPlan attempt = plan;
+    plan::begin_attempt(attempt, restart);
+    outcome = run_attempt(attempt, env, guard, router);
+    if (!should_restart(outcome, restart, max_restarts)) break;
+    router.mark_restart(restart_message(outcome, restart + 1, max_restarts));
+  }
+  router.finish(kFinalFlush);
   guard.finish();
   finish_timeline(plan.settings.tunables, plan.size);
-  return code;
+  return outcome.exit_code;
 }
 
 }  // namespace hvd::launcher::exec

@@ -100,7 +100,10 @@ void OutputRouter::split_lines(std::string& partial, std::string_view data, OnLi
 
 void OutputRouter::on_data(int rank, Stream stream, std::string_view data) {
   Channel& c = channel(rank, stream);
-  if (c.file.valid()) write_fully(c.file.get(), data);
+  if (c.file.valid() && !data.empty()) {
+    write_fully(c.file.get(), data);
+    c.file_mid_line = data.back() != '\n';
+  }
   split_lines(c.partial, data, [&](std::string_view line, bool) { emit(stream, c.prefix, line); });
 }
 
@@ -151,6 +154,7 @@ void OutputRouter::emit_as_rank(int rank, Stream stream, std::string_view text, 
   if (c.file.valid()) {
     write_fully(c.file.get(), text);
     if (complete) write_fully(c.file.get(), "\n");
+    c.file_mid_line = !complete;
   }
   emit(stream, c.prefix, text);
 }
@@ -217,6 +221,15 @@ void OutputRouter::message(std::string_view text) {
   err.append(text);
   err.push_back('\n');
   flush();
+}
+
+void OutputRouter::mark_restart(std::string_view text) {
+  for (Channel& c : channels_) {
+    if (!c.file.valid()) continue;
+    write_fully(c.file.get(), str_cat(c.file_mid_line ? "\n" : "", "hvdrun: ", text, "\n"));
+    c.file_mid_line = false;
+  }
+  message(text);
 }
 
 bool OutputRouter::backlogged() const { return writers_[0]->full() || writers_[1]->full(); }

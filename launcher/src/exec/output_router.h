@@ -53,6 +53,10 @@ class OutputRouter {
   void flush();
   /// One line of hvdrun's own for stderr ("hvdrun: " is added), in order with the ranks' lines.
   void message(std::string_view text);
+  /// Between two attempts of a restarted job (--max-restarts): `text` goes to stderr as
+  /// message() does, and into every rank's log file (on a line of its own), which then goes on
+  /// with the next attempt's output, so each rank keeps one stream with the attempts marked.
+  void mark_restart(std::string_view text);
   /// Whether a destination holds kMaxBacklog bytes not yet written: stop reading the ranks.
   bool backlogged() const;
   /// At the end: waits up to `limit` for everything to be written. If stdout or stderr did not
@@ -69,6 +73,7 @@ class OutputRouter {
     std::string prefix;
     std::string partial;  // bytes after the last newline
     net::Fd file;         // DIR/rank.N/stdout or stderr, when asked for
+    bool file_mid_line = false;  // the file's last byte is not a newline
   };
   Channel& channel(int rank, Stream stream);
   void emit(Stream stream, std::string_view prefix, std::string_view line);

@@ -38,8 +38,6 @@ std::string signal_name(int sig) {
 // read cannot block hvdrun here either.
 void say(OutputRouter& router, const std::string& message) { router.message(message); }
 
-// How long hvdrun waits at the end for stdout and stderr to take what is left.
-constexpr std::chrono::seconds kFinalFlush{3};
 // While stdout or stderr is backlogged the ranks' pipes are not read; this is how often the
 // loop looks again (signals are still handled at once).
 constexpr int kBacklogRecheckMs = 10;
@@ -72,14 +70,20 @@ Supervisor::~Supervisor() {
   }
 }
 
-int Supervisor::run() {
+RunOutcome Supervisor::run() {
   spawn_all();
   event_loop();
   drain_output(std::chrono::seconds(2));
-  router_.finish(kFinalFlush);
-  if (failure_) return failure_->exit_code;
-  if (interrupted_by_ != 0) return 128 + interrupted_by_;
-  return 0;
+  router_.flush();
+  RunOutcome outcome;
+  outcome.interrupted_by = interrupted_by_;
+  if (failure_) {
+    outcome.exit_code = failure_->exit_code;
+    outcome.failed = failure_->who;
+  } else if (interrupted_by_ != 0) {
+    outcome.exit_code = 128 + interrupted_by_;
+  }
+  return outcome;
 }
 
 void Supervisor::spawn_all() {
@@ -95,7 +99,7 @@ void Supervisor::spawn_all() {
     if (err != 0 && !failure_) {
       say(router_, str_cat(ranks_[i].child.name, ": cannot execute '",
                            ranks_[i].child.request.program, "': ", std::strerror(err)));
-      failure_ = Failure{static_cast<int>(i), 127};
+      failure_ = Failure{static_cast<int>(i), 127, ranks_[i].child.name};
     }
   }
   if (failure_) stop_all(SIGTERM, "");
@@ -244,13 +248,16 @@ void Supervisor::on_exit(int rank, int status) {
     code = WEXITSTATUS(status);
     how = str_cat("exited with code ", code);
   }
+  std::string who =
+      r.child.output_rank >= 0 ? str_cat("rank ", r.child.output_rank) : r.child.name;
   if (r.child.explain_failure) {
     if (const auto explained = r.child.explain_failure()) {
-      code = explained->first;
-      how = str_cat(how, "; first failure: ", explained->second);
+      code = explained->exit_code;
+      who = explained->who;
+      how = str_cat(how, "; first failure: ", explained->how);
     }
   }
-  failure_ = Failure{rank, code};
+  failure_ = Failure{rank, code, who};
   const int others = live_ranks();
   say(router_, str_cat(r.child.name, " (pid ", r.process.pid, ") ", how,
                        others > 0 ? str_cat("; stopping the other ", others, " rank(s)") : ""));

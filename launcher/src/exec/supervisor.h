@@ -27,6 +27,7 @@
 #include "exec/guard.h"
 #include "exec/output_router.h"
 #include "exec/rank_process.h"
+#include "exec/run_outcome.h"
 
 namespace hvd::launcher::exec {
 
@@ -41,8 +42,14 @@ struct Child {
   int output_rank = -1;  // >= 0: its output is this rank's; -1: srun --label output
   /// For srun: which rank really failed, since srun's own exit code is the highest of its
   /// tasks'. Returns the failure's exit code and a description, or nothing.
-  std::function<std::optional<std::pair<int, std::string>>()> explain_failure;
+  struct Explained {
+    int exit_code;
+    std::string who;  // "rank 5"
+    std::string how;  // "rank 5 on node2 exited with code 3"
+  };
+  std::function<std::optional<Explained>()> explain_failure;
 };
+
 
 class Supervisor {
  public:
@@ -53,9 +60,10 @@ class Supervisor {
   Supervisor(const Supervisor&) = delete;
   Supervisor& operator=(const Supervisor&) = delete;
 
-  /// Starts the children and returns hvdrun's exit code once all are gone.
-  /// Throws LaunchError if they cannot be started (after stopping the ones that were).
-  int run();
+  /// Starts the children and returns how they ended once all are gone; exit_code is hvdrun's.
+  /// Throws LaunchError if they cannot be started (after stopping the ones that were). The
+  /// router is left to the caller to finish(), so that it can carry on across restarts.
+  RunOutcome run();
 
  private:
   struct Rank {
@@ -66,6 +74,7 @@ class Supervisor {
   struct Failure {
     int rank;
     int exit_code;
+    std::string who;
   };
   struct PipeOwner {
     int rank;

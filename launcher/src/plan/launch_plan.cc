@@ -8,6 +8,7 @@
 #include <random>
 
 #include "hvd/env_keys.h"
+#include "hvd/str_cat.h"
 
 namespace hvd::launcher::plan {
 
@@ -36,6 +37,24 @@ void attach_store(LaunchPlan& plan, const std::string& address, uint16_t port) {
   for (RankPlan& r : plan.ranks) {
     r.env[env::kStoreAddr] = address;
     r.env[env::kStorePort] = std::to_string(port);
+  }
+}
+
+void begin_attempt(LaunchPlan& plan, int restart) {
+  // Named after the attempt too: two ids drawn in the same second by the same hvdrun differ
+  // only in 16 random bits.
+  if (restart > 0) plan.endpoints.run_id = str_cat(make_run_id(), "-r", restart);
+  const EnvMap attempt = {{env::kRestartCount, std::to_string(restart)},
+                          {env::kMaxRestarts, std::to_string(plan.settings.launcher.max_restarts)}};
+  if (plan.starter) {
+    // srun passes them on to every task (exec-rank keeps its environment); mpirun exports them
+    // by name (plan/mpirun_plan.cc). The starter's run id is attach_store()'s.
+    for (const auto& [key, value] : attempt) plan.starter->env[key] = value;
+    return;
+  }
+  for (RankPlan& r : plan.ranks) {
+    for (const auto& [key, value] : attempt) r.env[key] = value;
+    if (r.env.count(env::kRunId) > 0) r.env[env::kRunId] = plan.endpoints.run_id;
   }
 }
 

@@ -102,6 +102,13 @@ struct LaunchPlan {
 /// out there because each launch makes a new one).
 void attach_store(LaunchPlan& plan, const std::string& address, uint16_t port);
 
+/// Makes `plan` the plan of attempt `restart` (0: the first start, 1: the first restart, ...):
+/// every rank gets the restart count (TORCHELASTIC_RESTART_COUNT, and the limit, from
+/// settings.launcher.max_restarts), and a restart gets a new run id, so that nothing of the
+/// failed attempt (store keys, /dev/shm segments) can be taken for the new one's. The new store
+/// and secret are exec::launch's (attach_store() then tells the plan the store's port).
+void begin_attempt(LaunchPlan& plan, int restart);
+
 /// A run id unique enough to tell runs apart on one machine (time, pid, randomness). A key
 /// namespace only, not a secret: the store's authentication is the run secret (auth/).
 std::string make_run_id();

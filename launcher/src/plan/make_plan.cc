@@ -124,11 +124,16 @@ LaunchPlan make_plan(const config::RunOptions& opts, const EnvMap& env) {
         "--launcher slurm: not inside a Slurm job (SLURM_JOB_ID is not set); "
         "start hvdrun from salloc or a batch script, or use hvdrun sbatch");
   }
+  LaunchPlan plan;
   if (opts.launcher == "slurm" || (opts.launcher == "auto" && in_job)) {
-    return slurm_plan(opts, env);
+    plan = slurm_plan(opts, env);
+  } else if (opts.mpi) {
+    plan = mpirun_plan(opts, env);
+  } else {
+    plan = local_plan(opts, env);
   }
-  if (opts.mpi) return mpirun_plan(opts, env);
-  return local_plan(opts, env);
+  begin_attempt(plan, 0);  // --dry-run shows the first attempt's TORCHELASTIC_* variables
+  return plan;
 }
 
 void complete_for_launch(LaunchPlan& plan, const EnvMap& env) {

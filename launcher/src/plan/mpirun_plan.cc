@@ -65,7 +65,7 @@ LaunchPlan build_mpirun_plan(const config::LaunchConfig& cfg, const MachineFacts
   auto& argv = starter.argv;
   const auto first_export = std::find(argv.begin() + 1, argv.end(), std::string("-x"));
   argv.insert(first_export == argv.end() ? argv.begin() + 1 : first_export,
-              {"-x", env::kRunSecret});
+              {"-x", env::kRunSecret, "-x", env::kRestartCount, "-x", env::kMaxRestarts});
   starter.env = request.env;
   plan.starter = std::move(starter);
   return plan;

@@ -34,6 +34,12 @@ inline constexpr const char* kRunId = "HVD_RUN_ID";
 /// to the store and between ranks proves knowledge of it. Passed only through the environment.
 inline constexpr const char* kRunSecret = "HVD_RUN_SECRET";
 
+// Restarts (--max-restarts), torchrun's names (torch/distributed/elastic/agent/server/
+// local_elastic_agent.py): which attempt this is (0 first, +1 per restart of the whole job) and
+// how many restarts the job may use. A program resumes from its checkpoint when the count > 0.
+inline constexpr const char* kRestartCount = "TORCHELASTIC_RESTART_COUNT";
+inline constexpr const char* kMaxRestarts = "TORCHELASTIC_MAX_RESTARTS";
+
 // Binding decided by hvdrun, for programs that want to report or check it.
 inline constexpr const char* kCpuList = "HVD_CPU_LIST";
 

@@ -100,3 +100,35 @@ TEST_CASE("attach_store: a starter's ranks get the store through its environment
   CHECK(p.starter->env.at("HVD_STORE_PORT") == "4000");
   CHECK(p.starter->env.at("HVD_RUN_ID") == "run-2");
 }
+
+TEST_CASE("begin_attempt: local ranks get the restart count and, on a restart, a new run id") {
+  plan::Endpoints ep;
+  ep.run_id = "run-1";
+  config::LaunchConfig cfg = config_for(2, binding::BindPolicy::kNone);
+  cfg.settings.launcher.max_restarts = 2;
+  plan::LaunchPlan p = plan::build_local_plan(cfg, four_core_box(), ep, "/bin/prog");
+  plan::begin_attempt(p, 0);
+  for (const plan::RankPlan& r : p.ranks) {
+    CHECK(r.env.at("TORCHELASTIC_RESTART_COUNT") == "0");
+    CHECK(r.env.at("TORCHELASTIC_MAX_RESTARTS") == "2");
+    CHECK(r.env.at("HVD_RUN_ID") == "run-1");  // the first attempt keeps the plan's
+  }
+  plan::LaunchPlan second = p;
+  plan::begin_attempt(second, 1);
+  CHECK(second.endpoints.run_id != "run-1");
+  for (const plan::RankPlan& r : second.ranks) {
+    CHECK(r.env.at("TORCHELASTIC_RESTART_COUNT") == "1");
+    CHECK(r.env.at("HVD_RUN_ID") == second.endpoints.run_id);
+  }
+}
+
+TEST_CASE("begin_attempt: srun and mpirun pass the restart count on to every rank") {
+  plan::LaunchPlan p = plan::build_mpirun_plan(config_for(2, binding::BindPolicy::kAuto),
+                                               four_core_box(), "mpirun", 5000, false, "/bin/prog");
+  plan::begin_attempt(p, 1);
+  CHECK(p.starter->env.at("TORCHELASTIC_RESTART_COUNT") == "1");
+  CHECK(p.starter->env.at("TORCHELASTIC_MAX_RESTARTS") == "0");
+  // mpirun exports them by name, like the secret, so that a restart needs no new command line.
+  CHECK(has(p.starter->argv, "TORCHELASTIC_RESTART_COUNT"));
+  CHECK(has(p.starter->argv, "TORCHELASTIC_MAX_RESTARTS"));
+}
