@@ -42,6 +42,8 @@ struct RunOptions {
   std::optional<int> kill_grace_seconds;
   std::optional<std::string> bind_to;
   std::optional<bool> horovod_compat;  // --horovod-compat
+  std::optional<int> checkpoint_grace_seconds;  // --checkpoint-grace-seconds
+  std::optional<bool> requeue_on_signal;        // --requeue-on-signal
 
   // Runtime tunables (horovodrun's flags).
   std::optional<double> fusion_threshold_mb;

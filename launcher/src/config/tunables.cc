@@ -68,9 +68,16 @@ void apply_logging(Tunables& t, const YAML::Node& node, const std::string& file)
 
 void apply_launcher(LauncherSettings& l, const YAML::Node& node, const std::string& file) {
   check_keys(file, node, "launcher", {"kill_grace_seconds", "tag_output", "bind_to",
-                                           "horovod_compat"});
+                                           "horovod_compat", "checkpoint_grace_seconds",
+                                           "requeue_on_signal"});
   if (auto n = node["kill_grace_seconds"]) {
     l.kill_grace_seconds = as_int(file, n, "launcher.kill_grace_seconds");
+  }
+  if (auto n = node["checkpoint_grace_seconds"]) {
+    l.checkpoint_grace_seconds = as_int(file, n, "launcher.checkpoint_grace_seconds");
+  }
+  if (auto n = node["requeue_on_signal"]) {
+    l.requeue_on_signal = as_bool(file, n, "launcher.requeue_on_signal");
   }
   if (auto n = node["tag_output"]) l.tag_output = as_bool(file, n, "launcher.tag_output");
   if (auto n = node["horovod_compat"]) {
@@ -111,6 +118,7 @@ void validate(const Settings& s, const std::string& origin) {
   if (!(t.stall_warning_seconds > 0)) fail("stall check warning time must be > 0 seconds");
   if (!(t.stall_shutdown_seconds >= 0)) fail("stall check shutdown time must be >= 0 seconds");
   if (s.launcher.kill_grace_seconds < 0) fail("kill grace must be >= 0 seconds");
+  if (s.launcher.checkpoint_grace_seconds < 0) fail("checkpoint grace must be >= 0 seconds");
 }
 
 std::map<std::string, std::string> tunables_env(const Tunables& t) {
@@ -149,7 +157,9 @@ nlohmann::json to_json(const Settings& s) {
        {{"kill_grace_seconds", s.launcher.kill_grace_seconds},
         {"tag_output", s.launcher.tag_output},
         {"bind_to", s.launcher.bind_to},
-        {"horovod_compat", s.launcher.horovod_compat}}},
+        {"horovod_compat", s.launcher.horovod_compat},
+        {"checkpoint_grace_seconds", s.launcher.checkpoint_grace_seconds},
+        {"requeue_on_signal", s.launcher.requeue_on_signal}}},
   };
 }
 

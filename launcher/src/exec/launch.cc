@@ -9,6 +9,7 @@
 #include "auth/run_secret.h"
 #include "exec/guard.h"
 #include "exec/output_router.h"
+#include "exec/requeue.h"
 #include "exec/srun_report.h"
 #include "exec/supervisor.h"
 #include "exec/timeline_finish.h"
@@ -103,10 +104,12 @@ int launch(plan::LaunchPlan plan, const EnvMap& env) {
   }
   Supervisor supervisor(std::move(children), router,
                         std::chrono::seconds(plan.settings.launcher.kill_grace_seconds), &guard);
+  PreemptionHandler preemption(plan.settings.launcher, local_checkpoint_file(plan));
+  supervisor.on_notice([&preemption](int sig) { return preemption.on_notice(sig); });
   const int code = supervisor.run();
   guard.finish();
   finish_timeline(plan.settings.tunables, plan.size);
-  return code;
+  return preemption.finish(code, env);  // requeues after a preemption notice (exec/requeue.h)
 }
 
 }  // namespace hvd::launcher::exec
