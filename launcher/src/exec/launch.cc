@@ -109,7 +109,8 @@ int launch(plan::LaunchPlan plan, const EnvMap& env) {
   const int code = supervisor.run();
   guard.finish();
   finish_timeline(plan.settings.tunables, plan.size);
-  return preemption.finish(code, env);  // requeues after a preemption notice (exec/requeue.h)
+  // Requeues after a preemption notice (exec/requeue.h).
+  return preemption.finish(code, supervisor.notice_grace_overrun(), env);
 }
 
 }  // namespace hvd::launcher::exec

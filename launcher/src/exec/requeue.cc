@@ -33,11 +33,11 @@ void say(const std::string& message) { std::cerr << "hvdrun: " << message << std
 
 }  // namespace
 
-RequeueVerdict decide_requeue(bool enabled, bool notice_received, int exit_code,
-                              const std::string& job_id) {
+RequeueVerdict decide_requeue(bool enabled, const RunEnd& end, const std::string& job_id) {
   if (!enabled) return RequeueVerdict::kOff;
-  if (!notice_received) return RequeueVerdict::kNoNotice;
-  if (exit_code != 0) return RequeueVerdict::kFailed;
+  if (!end.notice_received) return RequeueVerdict::kNoNotice;
+  if (end.exit_code != 0) return RequeueVerdict::kFailed;
+  if (end.grace_overrun) return RequeueVerdict::kOverran;
   if (job_id.empty()) return RequeueVerdict::kNoJob;
   return RequeueVerdict::kRequeue;
 }
@@ -47,6 +47,9 @@ std::string describe_verdict(RequeueVerdict verdict, int exit_code) {
     case RequeueVerdict::kFailed:
       return str_cat("not requeueing the job: the run failed after the preemption notice (exit ",
                      "code ", exit_code, ")");
+    case RequeueVerdict::kOverran:
+      return "not requeueing the job: ranks were still running at the end of the checkpoint "
+             "grace (--checkpoint-grace-seconds), so their checkpoint may be missing";
     case RequeueVerdict::kNoJob:
       return "all ranks exited 0 after the preemption notice; not in a Slurm job (no "
              "SLURM_JOB_ID), so there is nothing to requeue";
@@ -91,10 +94,10 @@ NoticeReply PreemptionHandler::on_notice(int sig) {
   return reply;
 }
 
-int PreemptionHandler::finish(int exit_code, const EnvMap& env) {
+int PreemptionHandler::finish(int exit_code, bool grace_overrun, const EnvMap& env) {
   const std::string job_id = env_string(env, "SLURM_JOB_ID", env_string(env, "SLURM_JOBID", ""));
-  const RequeueVerdict verdict =
-      decide_requeue(requeue_on_signal_, notice_at_.has_value(), exit_code, job_id);
+  const RequeueVerdict verdict = decide_requeue(
+      requeue_on_signal_, RunEnd{notice_at_.has_value(), grace_overrun, exit_code}, job_id);
   if (verdict != RequeueVerdict::kRequeue) {
     if (const std::string line = describe_verdict(verdict, exit_code); !line.empty()) say(line);
     return exit_code;

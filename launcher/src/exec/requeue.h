@@ -32,15 +32,23 @@ namespace hvd::launcher::exec {
 enum class RequeueVerdict {
   kOff,       // --requeue-on-signal not given
   kNoNotice,  // the run ended without a SIGUSR1/SIGUSR2
-  kFailed,    // a notice came, but a rank failed (or overran its grace): exit code != 0
+  kFailed,    // a notice came, but a rank failed: exit code != 0
+  kOverran,   // a notice came, but ranks were still running at the end of the grace
   kNoJob,     // all exited 0 after the notice, but hvdrun is not in a Slurm job
   kRequeue,   // all exited 0 after the notice, in a Slurm job
 };
 
-/// The rule above, as a pure function. `exit_code` is hvdrun's (0 when every rank exited 0);
-/// `job_id` is SLURM_JOB_ID (empty outside a job).
-RequeueVerdict decide_requeue(bool enabled, bool notice_received, int exit_code,
-                              const std::string& job_id);
+/// How a run ended, as far as requeueing goes.
+struct RunEnd {
+  bool notice_received = false;  // a SIGUSR1/SIGUSR2 came
+  bool grace_overrun = false;    // ranks still ran when the checkpoint grace ended (SIGTERM)
+  int exit_code = 0;             // hvdrun's: 0 when every rank exited 0
+};
+
+/// The rule above, as a pure function. `job_id` is SLURM_JOB_ID (empty outside a job). A run
+/// that overran its grace is not requeued even when its ranks exited 0 on the SIGTERM: a
+/// program that never checkpoints would otherwise be requeued forever, from the start each time.
+RequeueVerdict decide_requeue(bool enabled, const RunEnd& end, const std::string& job_id);
 
 /// One line for stderr about a verdict other than kRequeue (empty for kOff and kNoNotice,
 /// where nothing unusual happened).
@@ -62,9 +70,9 @@ class PreemptionHandler {
   NoticeReply on_notice(int sig);
 
   /// After the run: requeues the job when decide_requeue() says so, says on stderr what it did,
-  /// and returns hvdrun's exit code (`exit_code`). Throws SchedulerError when scontrol is
-  /// missing or fails.
-  int finish(int exit_code, const EnvMap& env);
+  /// and returns hvdrun's exit code (`exit_code`). `grace_overrun`: the supervisor's
+  /// notice_grace_overrun(). Throws SchedulerError when scontrol is missing or fails.
+  int finish(int exit_code, bool grace_overrun, const EnvMap& env);
 
  private:
   bool requeue_on_signal_;

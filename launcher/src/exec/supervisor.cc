@@ -133,6 +133,7 @@ void Supervisor::event_loop() {
     if (ready > 0 && fds[0].revents != 0) handle_signals();
     if (notice_stop_at_ && !kill_deadline_ && Clock::now() >= *notice_stop_at_ &&
         live_ranks() > 0) {
+      notice_grace_overrun_ = true;
       stop_all(SIGTERM, str_cat(live_ranks(), " rank(s) still running after the checkpoint grace; "
                                 "sending SIGTERM"));
     }

@@ -66,6 +66,9 @@ class Supervisor {
 
   /// Called on hvdrun's thread after each SIGUSR1/SIGUSR2 has been forwarded (exec/requeue.h).
   void on_notice(std::function<NoticeReply(int sig)> hook) { notice_hook_ = std::move(hook); }
+  /// After run(): whether ranks were still running when a notice's stop_after ran out (they got
+  /// SIGTERM then, however they ended).
+  bool notice_grace_overrun() const { return notice_grace_overrun_; }
 
  private:
   struct Rank {
@@ -109,6 +112,7 @@ class Supervisor {
   bool killed_ = false;
   std::function<NoticeReply(int)> notice_hook_;
   std::optional<Clock::time_point> notice_stop_at_;  // after a notice: SIGTERM the rest then
+  bool notice_grace_overrun_ = false;
 };
 
 }  // namespace hvd::launcher::exec

@@ -17,29 +17,36 @@ namespace exec = hvd::launcher::exec;
 namespace config = hvd::launcher::config;
 using exec::RequeueVerdict;
 
-TEST_CASE("requeue: only after a notice, when every rank exited 0, in a Slurm job") {
-  CHECK(exec::decide_requeue(true, true, 0, "42") == RequeueVerdict::kRequeue);
+TEST_CASE("requeue: only after a notice, when every rank exited 0 in time, in a Slurm job") {
+  const exec::RunEnd clean{true, false, 0};
+  CHECK(exec::decide_requeue(true, clean, "42") == RequeueVerdict::kRequeue);
   SUBCASE("a real failure is never requeued, whatever the code") {
     for (int code : {1, 2, 6, 127, 128 + SIGTERM, 128 + SIGKILL, 128 + SIGSEGV}) {
       CAPTURE(code);
-      CHECK(exec::decide_requeue(true, true, code, "42") == RequeueVerdict::kFailed);
+      CHECK(exec::decide_requeue(true, {true, false, code}, "42") == RequeueVerdict::kFailed);
+      CHECK(exec::decide_requeue(true, {true, true, code}, "42") == RequeueVerdict::kFailed);
     }
   }
+  SUBCASE("ranks that needed SIGTERM after the grace: not requeued even if they exited 0") {
+    CHECK(exec::decide_requeue(true, {true, true, 0}, "42") == RequeueVerdict::kOverran);
+  }
   SUBCASE("no notice: a run that simply ended, or failed, is not requeued") {
-    CHECK(exec::decide_requeue(true, false, 0, "42") == RequeueVerdict::kNoNotice);
-    CHECK(exec::decide_requeue(true, false, 3, "42") == RequeueVerdict::kNoNotice);
+    CHECK(exec::decide_requeue(true, {false, false, 0}, "42") == RequeueVerdict::kNoNotice);
+    CHECK(exec::decide_requeue(true, {false, false, 3}, "42") == RequeueVerdict::kNoNotice);
   }
   SUBCASE("without --requeue-on-signal nothing is requeued") {
-    CHECK(exec::decide_requeue(false, true, 0, "42") == RequeueVerdict::kOff);
+    CHECK(exec::decide_requeue(false, clean, "42") == RequeueVerdict::kOff);
   }
   SUBCASE("outside a Slurm job there is nothing to requeue") {
-    CHECK(exec::decide_requeue(true, true, 0, "") == RequeueVerdict::kNoJob);
+    CHECK(exec::decide_requeue(true, clean, "") == RequeueVerdict::kNoJob);
   }
 }
 
 TEST_CASE("requeue: what is said about a verdict") {
   CHECK(exec::describe_verdict(RequeueVerdict::kFailed, 143) ==
         "not requeueing the job: the run failed after the preemption notice (exit code 143)");
+  CHECK(exec::describe_verdict(RequeueVerdict::kOverran, 0).find("end of the checkpoint grace") !=
+        std::string::npos);
   CHECK(exec::describe_verdict(RequeueVerdict::kOff, 0).empty());
   CHECK(exec::describe_verdict(RequeueVerdict::kNoNotice, 1).empty());
   CHECK(exec::describe_verdict(RequeueVerdict::kNoJob, 0).find("no SLURM_JOB_ID") !=
@@ -61,15 +68,16 @@ TEST_CASE("requeue: a notice creates the checkpoint file and sets the grace") {
     CHECK(reply.message.find("SIGUSR2 (preemption notice)") != std::string::npos);
     CHECK(handler.on_notice(SIGUSR2).message.empty());  // the first notice counts
     // All exited 0 but no job: nothing to run, the exit code stays.
-    CHECK(handler.finish(0, {}) == 0);
-    CHECK(handler.finish(143, {{"SLURM_JOB_ID", "42"}}) == 143);  // failed: no scontrol
+    CHECK(handler.finish(0, false, {}) == 0);
+    CHECK(handler.finish(143, false, {{"SLURM_JOB_ID", "42"}}) == 143);  // failed: no scontrol
+    CHECK(handler.finish(0, true, {{"SLURM_JOB_ID", "42"}}) == 0);  // overran: no scontrol
   }
   SUBCASE("without it: forwarded, the file created, and the run goes on") {
     exec::PreemptionHandler handler(settings, file);
     const exec::NoticeReply reply = handler.on_notice(SIGUSR1);
     CHECK(std::filesystem::exists(file));
     CHECK_FALSE(reply.stop_after.has_value());
-    CHECK(handler.finish(0, {{"SLURM_JOB_ID", "42"}}) == 0);
+    CHECK(handler.finish(0, false, {{"SLURM_JOB_ID", "42"}}) == 0);
   }
   exec::remove_checkpoint_file(file);
 }
