@@ -32,5 +32,5 @@ path = os.environ['HVD_CHECKPOINT_FILE']
 assert os.path.exists(path), 'no checkpoint file at ' + path
 checks += 1
 hvd.shutdown()
-print('torch_checkpoint_notice: rank %d of %d on %s checks %d' % (r, n, socket.gethostname(), checks),
-      flush=True)
+print('torch_checkpoint_notice: rank %d of %d on %s checks %d'
+      % (r, n, socket.gethostname(), checks), flush=True)

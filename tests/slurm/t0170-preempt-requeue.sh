@@ -55,7 +55,8 @@ render() {
 }
 
 # Each rank says which run it is in, then becomes hvd-train.
-show_run='echo "rank $SLURM_PROCID restart ${SLURM_RESTART_COUNT:-unset} requeue $HVD_REQUEUE_COUNT"; exec "$0" "$@"'
+show_run='echo "rank $SLURM_PROCID restart ${SLURM_RESTART_COUNT:-unset}'
+show_run+=' requeue $HVD_REQUEUE_COUNT"; exec "$0" "$@"'
 common=(--synthetic --synthetic-samples 2048 --hidden 128,64 -b 32 --num-warmup-batches 0 -q
         --steps 40)
 
@@ -72,7 +73,8 @@ render pre --requeue-on-signal --hvdrun-arg=--checkpoint-grace-seconds=60 -- \
 for line in '#SBATCH --signal=B:USR2@120' '#SBATCH --requeue  #' '#SBATCH --open-mode=append'; do
   grep -qF -- "$line" pre.sbatch || { cat pre.sbatch; fail "pre.sbatch lacks '$line'"; }
 done
-grep -qE '^exec .* --requeue-on-signal .*--' pre.sbatch || fail "hvdrun in the job lacks --requeue-on-signal"
+grep -qE '^exec .* --requeue-on-signal .*--' pre.sbatch ||
+  fail "hvdrun in the job lacks --requeue-on-signal"
 id=$(bounded sbatch --parsable pre.sbatch)
 wait_for_lines 1 'Pausing before step 20' pre.out
 signal_at=$(date +%s.%N)
@@ -95,7 +97,8 @@ result=$(wait_done "$id")
 out=$(cat pre.out)
 echo "$out"
 [[ $result == "COMPLETED 0:0" ]] || fail "preempted job $id ended $result"
-[[ $(job_field "$id" Restarts) == 1 ]] || fail "job $id: Restarts=$(job_field "$id" Restarts), expected 1"
+restarts=$(job_field "$id" Restarts)
+[[ $restarts == 1 ]] || fail "job $id: Restarts=$restarts, expected 1"
 expect_count 1 'received SIGUSR2 \(preemption notice\)' "$out" "hvdrun's notice line"
 expect_count 1 'Checkpoint due \(SIGUSR2\): saved step 21 ' "$out" "the checkpoint at the notice"
 expect_count 1 "requeueing job $id \(scontrol requeue\), [0-9.]+ s after the notice" "$out" \
@@ -104,7 +107,8 @@ expect_count 1 'Resumed from .*ck.bin at step 21' "$out" "the resumed run"
 expect_count 2 'rank [01] restart unset requeue 0$' "$out" "first run's ranks"
 expect_count 2 'rank [01] restart 1 requeue 1$' "$out" "second run's ranks (SLURM_RESTART_COUNT)"
 "$compare" ref.bin pre.bin || fail "preempted + resumed weights differ from the uninterrupted run"
-hvdrun_s=$(grep -oE "requeueing job $id \(scontrol requeue\), [0-9.]+ s" <<<"$out" | grep -oE '[0-9.]+ s$')
+hvdrun_s=$(grep -oE "requeueing job $id \(scontrol requeue\), [0-9.]+ s" <<<"$out" |
+  grep -oE '[0-9.]+ s$')
 echo "BENCH signal_to_requeue_s=$(awk "BEGIN { print $requeued_at - $signal_at }")" \
      "hvdrun_notice_to_requeue_s=${hvdrun_s% s}" \
      "signal_to_running_again_s=$(awk "BEGIN { print $running_again_at - $signal_at }")"
