@@ -76,6 +76,30 @@ TEST_CASE("hvdrun sbatch refuses what cannot work, with one line each") {
   fails({"--profile", "lumi", "-A", "p", "-p", "dev-g", "-t", "04:00:00"}, 2,
         "is over the 03:00:00 limit of partition dev-g");
   fails({"--profile", "neuron", "-t", "10", "--sbatch-arg=--mem=64G"}, 2, "--mem");
+  fails({"--profile", "neuron", "-t", "10", "--requeue-on-signal", "--signal-lead", "60"}, 2,
+        "--signal-lead 60 s leaves no time to requeue after the ranks' checkpoint grace of 60 s");
+  fails({"--profile", "neuron", "-t", "10", "--requeue-on-signal",
+         "--hvdrun-arg=--checkpoint-grace-seconds=200"}, 2,
+        "--signal-lead 120 s leaves no time to requeue after the ranks' checkpoint grace of 200 s");
+}
+
+TEST_CASE("hvdrun sbatch --requeue-on-signal: default lead, requeue, and hvdrun's own flag") {
+  const ProcessResult r = run(hvdrun({"sbatch", "--profile", "neuron", "-t", "10",
+                                      "--requeue-on-signal", "--", "python3", "train.py"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  for (const char* text : {"#SBATCH --signal=B:USR2@120  #", "#SBATCH --requeue  #",
+                           "#SBATCH --open-mode=append  #",
+                           " --requeue-on-signal -- python3 train.py\n"}) {
+    CHECK_MESSAGE(r.out.find(text) != std::string::npos, "missing: ", text, "\n", r.out);
+  }
+  // Given once through --hvdrun-arg as well: still once on hvdrun's line.
+  const ProcessResult twice = run(hvdrun({"sbatch", "--profile", "neuron", "-t", "10",
+                                          "--requeue-on-signal", "--signal-lead", "300",
+                                          "--preempt-signal", "USR1",
+                                          "--hvdrun-arg=--requeue-on-signal", "--", "a.out"}));
+  REQUIRE_MESSAGE(twice.exit_code == 0, twice.err);
+  CHECK(twice.out.find("#SBATCH --signal=B:USR1@300  #") != std::string::npos);
+  CHECK(twice.out.find("--requeue-on-signal --requeue-on-signal") == std::string::npos);
 }
 
 TEST_CASE("hvdrun sbatch -o writes the script and nothing else") {

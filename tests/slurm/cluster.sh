@@ -172,6 +172,9 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/none
 CredType=cred/none
+# Requeue (t0170): a requeued batch job may start again only cred_expire s later (default 120).
+AuthInfo=cred_expire=20
+JobRequeue=1
 StateSaveLocation=$DIR/state
 SlurmdSpoolDir=$DIR/spool/%n
 SlurmctldPidFile=$RUN/slurmctld.pid

@@ -62,7 +62,9 @@ void add_benchmark_and_outputs(CLI::App& app, TrainOptions& o) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--json", o.json_path, "Write a JSON report here (rank 0)");
   app.add_option("--checkpoint", o.checkpoint_path,
-                 "Checkpoint file, rewritten atomically by rank 0 after every epoch");
+                 "Checkpoint file, rewritten atomically by rank 0 after every epoch, and after "
+                 "the current step when a checkpoint is due (SIGUSR1/SIGUSR2 or "
+                 "HVD_CHECKPOINT_FILE), after which hvd-train exits 0");
   app.add_flag("--resume", o.resume, "Continue from --checkpoint when it exists");
   app.add_option("--save-weights", o.save_weights, "Write the final weights here (rank 0)");
   app.add_flag("--verify-sync", o.verify_sync,
@@ -73,6 +75,8 @@ void add_benchmark_and_outputs(CLI::App& app, TrainOptions& o) {
   // Lets the restart tests crash one rank once (test_crash.h); not in --help.
   app.add_option("--test-crash-rank", o.test_crash_rank)->group("");
   app.add_option("--test-crash-at-step", o.test_crash_at_step)->group("");
+  // Lets the preemption test signal the job mid-run without racing it; not in --help.
+  app.add_option("--test-pause-at-step", o.test_pause_at_step)->group("");
 }
 
 }  // namespace

@@ -45,6 +45,7 @@ struct TrainOptions {
   std::string save_weights;    // final weights (checkpoint format), written by rank 0
   bool verify_sync = false;    // after every step, check that all ranks hold identical weights
   bool quiet = false;          // no per-iteration lines
+  int64_t test_pause_at_step = -1;  // tests only: wait there for a checkpoint notice (not on resume)
   int test_perturb_rank = -1;  // tests only: this rank nudges one weight after its first step
   // Tests only (test_crash.h): this rank exits 3 before this step, in the first attempt only.
   int test_crash_rank = 1;

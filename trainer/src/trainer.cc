@@ -9,6 +9,7 @@
 
 #include "checkpoint.h"
 #include "test_crash.h"
+#include "checkpoint_notice.h"
 #include "hvd/error.h"
 #include "hvd/hvd.h"
 #include "hvd/str_cat.h"
@@ -58,6 +59,8 @@ std::unique_ptr<Compute> make_compute(const TrainOptions& o) {
 
 Trainer::Trainer(const TrainOptions& options)
     : options_(options), rank_(rank()), ranks_(size()), compute_(make_compute(options)) {
+  // First, so that a notice during the data loading is kept, not fatal.
+  if (!options_.checkpoint_path.empty()) notice_ = std::make_unique<CheckpointNotice>();
   if (options_.synthetic) {
     train_set_ = make_synthetic(options_.synthetic_samples, options_.seed);
   } else {
@@ -183,11 +186,16 @@ RunReport Trainer::run() {
     const int64_t done_here = step - first_step_ + 1;
     if (done_here == options_.num_warmup_batches + 1) log("Running benchmark...");
     crash_once_if_asked(options_, rank_, step);
+    if (notice_ && step == options_.test_pause_at_step && first_step_ == 0) {
+      log(str_cat("Pausing before step ", step, " until a checkpoint notice"));
+      notice_->wait_for_notice();
+    }
     record_time(done_here, timed_step(step));
     if (step == first_step_ && options_.test_perturb_rank == rank_) perturb_one_weight();
     if (options_.verify_sync) verify_weights_in_sync(*model_, step);
     if ((step + 1) % sampler_->steps_per_epoch() == 0)
       end_epoch((step + 1) / sampler_->steps_per_epoch());
+    if (checkpoint_due(step)) return report_;
   }
   if (!options_.checkpoint_path.empty()) save(options_.checkpoint_path, last);
   if (!options_.save_weights.empty()) save(options_.save_weights, last);
@@ -196,6 +204,16 @@ RunReport Trainer::run() {
   for (const std::string& line : summary_lines(report_)) log(line);
   if (rank_ == 0 && !options_.json_path.empty()) write_json(options_.json_path, report_);
   return report_;
+}
+
+// After a whole step, so the checkpoint resumes exactly where this run stopped: with the same
+// weights, momentum and step, a resumed run ends bit-identical to one never interrupted.
+bool Trainer::checkpoint_due(int64_t step) {
+  if (!notice_ || !notice_->due_on_any_rank()) return false;
+  save(options_.checkpoint_path, step + 1);
+  log(str_cat("Checkpoint due (", notice_->source(), "): saved step ", step + 1, " to ",
+              options_.checkpoint_path, "; exiting 0 so that the job can be requeued"));
+  return true;
 }
 
 void Trainer::end_epoch(int64_t epoch) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "checkpoint_notice.h"
 #include "compute.h"
 #include "dataset.h"
 #include "gradient_exchange.h"
@@ -41,6 +42,7 @@ class Trainer {
   BatchStats evaluate_test_set();
   void save(const std::string& path, int64_t steps_done);
   void perturb_one_weight();
+  bool checkpoint_due(int64_t step);
   void log(const std::string& line) const;
 
   TrainOptions options_;
@@ -66,6 +68,7 @@ class Trainer {
   int iteration_steps_ = 0;
   std::vector<double> img_per_sec_;
   RunReport report_;
+  std::unique_ptr<CheckpointNotice> notice_;  // with --checkpoint only
 };
 
 }  // namespace hvd::train

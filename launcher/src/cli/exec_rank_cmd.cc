@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "config/data_dirs.h"
+#include "exec/checkpoint_file.h"
 #include "exec/program_lookup.h"
 #include "exec/rank_parent.h"
 #include "exec/shm_cleanup.h"
@@ -60,6 +61,13 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
       mine[env::kGlooSocketIfname] = *ifname;
     }
   }
+  // Preemption (exec/requeue.h): this rank's checkpoint-notice file, which the notice below
+  // creates, and how often Slurm has requeued the job (SLURM_RESTART_COUNT, absent at first).
+  const std::string run_id = env_string(env, env::kRunId, "");
+  const std::string checkpoint_file =
+      exec::valid_run_id(run_id) ? exec::checkpoint_file_path(run_id, task.rank) : "";
+  if (!checkpoint_file.empty()) mine[env::kCheckpointFile] = checkpoint_file;
+  mine[env::kRequeueCount] = env_string(env, "SLURM_RESTART_COUNT", "0");
   if (o.print_env) {
     for (const auto& [key, value] : mine) std::cout << key << "=" << value << "\n";
     return 0;
@@ -71,11 +79,16 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
   std::vector<std::string> entries;
   for (const auto& [key, value] : full) entries.push_back(key + "=" + value);
   // Not an exec: no hvdrun runs on this node to remove what the rank leaves in /dev/shm.
-  const std::string run_id = env_string(full, env::kRunId, "");
   try {
-    exec::run_as_parent(program, o.command, std::move(entries), [&run_id](pid_t rank_pid) {
-      if (!run_id.empty()) exec::remove_process_segments(run_id.c_str(), rank_pid);
-    });
+    exec::run_as_parent(
+        program, o.command, std::move(entries),
+        [&run_id, &checkpoint_file](pid_t rank_pid) {
+          if (!run_id.empty()) exec::remove_process_segments(run_id.c_str(), rank_pid);
+          if (!checkpoint_file.empty()) exec::remove_checkpoint_file(checkpoint_file);
+        },
+        [&checkpoint_file](int) {
+          if (!checkpoint_file.empty()) exec::create_checkpoint_file(checkpoint_file);
+        });
   } catch (const LaunchError& e) {
     throw LaunchError(str_cat("rank ", task.rank, ": ", e.what()));
   }

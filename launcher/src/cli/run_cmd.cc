@@ -80,6 +80,13 @@ void register_run_options(CLI::App& app, config::RunOptions& o) {
   add_switch(app, "--horovod-compat", "", o.horovod_compat,
                "Make `import horovod.torch as hvd` load hvdrun.torch in the ranks (a horovod "
                "package on their PYTHONPATH); without it nothing named horovod is added");
+  app.add_option("--checkpoint-grace-seconds", o.checkpoint_grace_seconds,
+                 "After SIGUSR1/SIGUSR2 (a preemption notice): SIGTERM ranks still running this "
+                 "long after it (60)")
+      ->check(CLI::NonNegativeNumber);
+  add_switch(app, "--requeue-on-signal", "", o.requeue_on_signal,
+             "Inside a Slurm batch job: after SIGUSR1/SIGUSR2, once every rank has exited 0, "
+             "requeue the job (scontrol requeue); never after a failure");
   register_tunables(app, o);
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "config/data_dirs.h"
+#include "config/tunables.h"
 #include "files/atomic_file.h"
 #include "hvd/error.h"
 #include "cli/argv_compat.h"
@@ -63,6 +64,31 @@ config::RunOptions job_run_options(const SbatchOptions& o, const profile::SitePr
   return opts;
 }
 
+// With --requeue-on-signal and no --signal-lead: enough for the default checkpoint grace (60 s),
+// the kill grace after it (10 s) and the requeue. submitit's default is 90 s.
+constexpr int kDefaultRequeueLead = 120;
+
+// hvdrun's own --requeue-on-signal for the job, unless --hvdrun-arg gave it already.
+void add_requeue_arg(std::vector<std::string>& hvdrun_args) {
+  for (const std::string& a : hvdrun_args) {
+    if (a == "--requeue-on-signal") return;
+  }
+  hvdrun_args.push_back("--requeue-on-signal");
+}
+
+// Slurm kills the job at the end of the lead; the ranks' grace must end before that.
+// (A grace set in a --config-file is not seen here; the flag and the default are.)
+void check_requeue_lead(const slurm::BatchRequest& r, const config::RunOptions& job) {
+  const int grace =
+      job.checkpoint_grace_seconds.value_or(config::LauncherSettings{}.checkpoint_grace_seconds);
+  if (r.signal_lead_seconds <= grace) {
+    throw UsageError(str_cat("--signal-lead ", r.signal_lead_seconds,
+                             " s leaves no time to requeue after the ranks' checkpoint grace of ",
+                             grace, " s: give a longer --signal-lead or a shorter "
+                             "--hvdrun-arg=--checkpoint-grace-seconds=S"));
+  }
+}
+
 }  // namespace
 
 CLI::App* register_sbatch(CLI::App& app, SbatchOptions& o) {
@@ -82,6 +108,10 @@ CLI::App* register_sbatch(CLI::App& app, SbatchOptions& o) {
                   "Ask Slurm for a preemption signal this many seconds before the end");
   cmd->add_option("--preempt-signal", r.preempt_signal, "That signal: USR1 or USR2 (USR2)")
       ->check(CLI::IsMember({"USR1", "USR2"}));
+  cmd->add_flag("--requeue-on-signal", r.requeue_on_signal,
+                "On the preemption signal (--signal-lead, default 120 s), give the ranks time to "
+                "checkpoint (--hvdrun-arg=--checkpoint-grace-seconds=S, 60), then requeue the "
+                "job if they all exited 0 (#SBATCH --requeue)");
   cmd->add_flag("--exclusive", r.exclusive, "Whole nodes only");
   cmd->add_option(
       "--sbatch-arg", r.extra_directives,
@@ -103,13 +133,19 @@ int run_sbatch(const SbatchOptions& o, const EnvMap& env) {
   }
   const profile::SiteProfile p = profile::resolve_profile(o.profile, env);
   slurm::BatchRequest request = o.request;
-  request.launch = launch_line(o, p);
+  SbatchOptions options = o;
+  if (request.requeue_on_signal) {
+    if (request.signal_lead_seconds == 0) request.signal_lead_seconds = kDefaultRequeueLead;
+    add_requeue_arg(options.hvdrun_args);
+    check_requeue_lead(request, job_run_options(options, p));
+  }
+  request.launch = launch_line(options, p);
   slurm::check_batch_request(request, p);
   profile::GuardContext guard{request.extra_directives, env};
   for (const profile::EnvVar& v : p.env) guard.rank_env.emplace(v.name, v.value);
   profile::check_guards(p, guard);
   const plan::BatchPreview preview = plan::preview_batch_step(
-      request, p, job_run_options(o, p), env, request.launch.front());
+      request, p, job_run_options(options, p), env, request.launch.front());
   request.explain = plan::describe(preview);
   if (o.explain) {
     for (const std::string& line : request.explain) std::cout << line << "\n";

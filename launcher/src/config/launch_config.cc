@@ -64,6 +64,8 @@ void apply_flags(Settings& settings, const RunOptions& opts) {
   take(settings.launcher.max_restarts, opts.max_restarts);
   take(settings.launcher.bind_to, opts.bind_to);
   take(settings.launcher.horovod_compat, opts.horovod_compat);
+  take(settings.launcher.checkpoint_grace_seconds, opts.checkpoint_grace_seconds);
+  take(settings.launcher.requeue_on_signal, opts.requeue_on_signal);
 }
 
 LaunchConfig resolve_launch_config(const RunOptions& opts, const std::string& defaults_path,

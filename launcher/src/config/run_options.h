@@ -43,6 +43,8 @@ struct RunOptions {
   std::optional<int> max_restarts;  // --max-restarts (torchrun's name)
   std::optional<std::string> bind_to;
   std::optional<bool> horovod_compat;  // --horovod-compat
+  std::optional<int> checkpoint_grace_seconds;  // --checkpoint-grace-seconds
+  std::optional<bool> requeue_on_signal;        // --requeue-on-signal
 
   // Runtime tunables (horovodrun's flags).
   std::optional<double> fusion_threshold_mb;

@@ -68,11 +68,18 @@ void apply_logging(Tunables& t, const YAML::Node& node, const std::string& file)
 
 void apply_launcher(LauncherSettings& l, const YAML::Node& node, const std::string& file) {
   check_keys(file, node, "launcher", {"kill_grace_seconds", "max_restarts", "tag_output",
-                                           "bind_to", "horovod_compat"});
+                                           "bind_to", "horovod_compat", "checkpoint_grace_seconds",
+                                           "requeue_on_signal"});
   if (auto n = node["kill_grace_seconds"]) {
     l.kill_grace_seconds = as_int(file, n, "launcher.kill_grace_seconds");
   }
   if (auto n = node["max_restarts"]) l.max_restarts = as_int(file, n, "launcher.max_restarts");
+  if (auto n = node["checkpoint_grace_seconds"]) {
+    l.checkpoint_grace_seconds = as_int(file, n, "launcher.checkpoint_grace_seconds");
+  }
+  if (auto n = node["requeue_on_signal"]) {
+    l.requeue_on_signal = as_bool(file, n, "launcher.requeue_on_signal");
+  }
   if (auto n = node["tag_output"]) l.tag_output = as_bool(file, n, "launcher.tag_output");
   if (auto n = node["horovod_compat"]) {
     l.horovod_compat = as_bool(file, n, "launcher.horovod_compat");
@@ -113,6 +120,7 @@ void validate(const Settings& s, const std::string& origin) {
   if (!(t.stall_shutdown_seconds >= 0)) fail("stall check shutdown time must be >= 0 seconds");
   if (s.launcher.kill_grace_seconds < 0) fail("kill grace must be >= 0 seconds");
   if (s.launcher.max_restarts < 0) fail("max restarts must be >= 0");
+  if (s.launcher.checkpoint_grace_seconds < 0) fail("checkpoint grace must be >= 0 seconds");
 }
 
 std::map<std::string, std::string> tunables_env(const Tunables& t) {
@@ -152,7 +160,9 @@ nlohmann::json to_json(const Settings& s) {
         {"max_restarts", s.launcher.max_restarts},
         {"tag_output", s.launcher.tag_output},
         {"bind_to", s.launcher.bind_to},
-        {"horovod_compat", s.launcher.horovod_compat}}},
+        {"horovod_compat", s.launcher.horovod_compat},
+        {"checkpoint_grace_seconds", s.launcher.checkpoint_grace_seconds},
+        {"requeue_on_signal", s.launcher.requeue_on_signal}}},
   };
 }
 

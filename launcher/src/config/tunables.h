@@ -37,6 +37,11 @@ struct LauncherSettings {
   // Put a `horovod` package (re-exporting hvdrun.torch) on the ranks' PYTHONPATH, so that
   // `import horovod.torch as hvd` runs unchanged. Off by default: a real Horovod stays visible.
   bool horovod_compat = false;
+  // Preemption (exec/requeue.h): after SIGUSR1/SIGUSR2 the ranks get this long to checkpoint and
+  // exit before SIGTERM; with requeue_on_signal, a job whose ranks all exit 0 after the notice
+  // is requeued with `scontrol requeue`.
+  int checkpoint_grace_seconds = 60;
+  bool requeue_on_signal = false;
 };
 
 struct Settings {

@@ -9,6 +9,7 @@
 #include "auth/run_secret.h"
 #include "exec/guard.h"
 #include "exec/output_router.h"
+#include "exec/requeue.h"
 #include "exec/restart_policy.h"
 #include "exec/srun_report.h"
 #include "exec/run_outcome.h"
@@ -66,7 +67,7 @@ void start_store(plan::LaunchPlan& plan, const auth::RunSecret& secret,
 // One start of the job: a new secret and store for `plan` (this attempt's copy), its ranks or
 // its srun / mpirun, until all are gone. The guard and the router carry on across attempts.
 RunOutcome run_attempt(plan::LaunchPlan& plan, const EnvMap& env, Guard& guard,
-                       OutputRouter& router) {
+                       OutputRouter& router, PreemptionHandler& preemption) {
   const auth::RunSecret secret = auth::RunSecret::generate();
   std::optional<store::KvServer> store;
   start_store(plan, secret, store);
@@ -104,7 +105,10 @@ RunOutcome run_attempt(plan::LaunchPlan& plan, const EnvMap& env, Guard& guard,
   }
   Supervisor supervisor(std::move(children), router,
                         std::chrono::seconds(plan.settings.launcher.kill_grace_seconds), &guard);
-  const RunOutcome outcome = supervisor.run();
+  supervisor.on_notice([&preemption](int sig) { return preemption.on_notice(sig); });
+  RunOutcome outcome = supervisor.run();
+  outcome.notice = preemption.notice_received();
+  outcome.notice_grace_overrun = supervisor.notice_grace_overrun();
   router.set_unlabeled_observer(nullptr);  // `report` ends here
   guard.end_run_segments();
   return outcome;
@@ -121,18 +125,22 @@ int launch(plan::LaunchPlan plan, const EnvMap& env) {
                       STDOUT_FILENO, STDERR_FILENO);
   const int max_restarts = plan.settings.launcher.max_restarts;
   RunOutcome outcome;
+  std::optional<PreemptionHandler> preemption;
   for (int restart = 0;; ++restart) {
     // The plan stays one value; each attempt runs a copy with its own run id and store.
     plan::LaunchPlan attempt = plan;
     plan::begin_attempt(attempt, restart);
-    outcome = run_attempt(attempt, env, guard, router);
+    preemption.emplace(attempt.settings.launcher, local_checkpoint_file(attempt));
+    outcome = run_attempt(attempt, env, guard, router, *preemption);
     if (!should_restart(outcome, restart, max_restarts)) break;
     router.mark_restart(restart_message(outcome, restart + 1, max_restarts));
   }
   router.finish(kFinalFlush);
   guard.finish();
   finish_timeline(plan.settings.tunables, plan.size);
-  return outcome.exit_code;
+  // Requeues after a preemption notice (exec/requeue.h); never after a restartable failure,
+  // since a notice ends the restarts.
+  return preemption->finish(outcome.exit_code, outcome.notice_grace_overrun, env);
 }
 
 }  // namespace hvd::launcher::exec

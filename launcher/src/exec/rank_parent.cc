@@ -41,12 +41,21 @@ int exec_error(int fd) {
   return n == static_cast<ssize_t>(sizeof(err)) ? err : 0;
 }
 
-int wait_for(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw LaunchError(str_cat("waitpid: ", std::strerror(errno)));
+// Waits for `pid`, handing each SIGUSR1/SIGUSR2 to `on_notice` meanwhile. SIGCHLD is blocked
+// (since before the fork), so an exit between waitpid and sigwaitinfo stays pending and ends
+// the wait at once.
+int wait_for(pid_t pid, const std::function<void(int)>& on_notice) {
+  sigset_t wake;
+  sigemptyset(&wake);
+  for (int sig : {SIGCHLD, SIGUSR1, SIGUSR2}) sigaddset(&wake, sig);
+  for (;;) {
+    int status = 0;
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) return status;
+    if (done < 0 && errno != EINTR) throw LaunchError(str_cat("waitpid: ", std::strerror(errno)));
+    const int sig = sigwaitinfo(&wake, nullptr);
+    if ((sig == SIGUSR1 || sig == SIGUSR2) && on_notice) on_notice(sig);
   }
-  return status;
 }
 
 }  // namespace
@@ -59,7 +68,8 @@ sigset_t signals_held_while_waiting() {
 }
 
 void run_as_parent(const std::string& program, std::vector<std::string> argv,
-                   std::vector<std::string> envp, const std::function<void(pid_t)>& after_exit) {
+                   std::vector<std::string> envp, const std::function<void(pid_t)>& after_exit,
+                   const std::function<void(int)>& on_notice) {
   const std::vector<char*> c_argv = c_strings(argv);
   const std::vector<char*> c_envp = c_strings(envp);
   int fds[2];
@@ -68,7 +78,9 @@ void run_as_parent(const std::string& program, std::vector<std::string> argv,
   }
   // Blocked before fork, so that a signal for the whole step cannot end exec-rank between fork
   // and the wait; the child puts back the mask exec-rank started with.
-  const sigset_t held = signals_held_while_waiting();
+  sigset_t held = signals_held_while_waiting();
+  sigaddset(&held, SIGCHLD);  // for wait_for()'s sigwaitinfo
+  signal(SIGCHLD, SIG_DFL);   // an inherited SIG_IGN would reap the child behind our back
   sigset_t started_with;
   sigprocmask(SIG_BLOCK, &held, &started_with);
   const pid_t pid = fork();
@@ -79,7 +91,7 @@ void run_as_parent(const std::string& program, std::vector<std::string> argv,
   close(fds[1]);
   const int err = exec_error(fds[0]);
   close(fds[0]);
-  const int status = wait_for(pid);
+  const int status = wait_for(pid, on_notice);
   if (err != 0) {
     throw LaunchError(str_cat("cannot execute '", program, "': ", std::strerror(err)));
   }

@@ -10,6 +10,8 @@
 // (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2) and forwards none: no double delivery,
 // and it outlives the rank long enough to clean up. The rank gets the signal mask exec-rank
 // started with. Only SIGKILL (Slurm's last resort after KillWait) ends exec-rank first.
+// SIGUSR1 and SIGUSR2 (preemption notices) are also handed to `on_notice` while it waits, which
+// creates the rank's checkpoint-notice file (exec/checkpoint_file.h).
 
 #include <signal.h>
 #include <sys/types.h>
@@ -23,10 +25,12 @@ namespace hvd::launcher::exec {
 /// Runs `program` (a path) with `argv` and the environment `envp` ("NAME=value") as a child,
 /// waits for it, calls after_exit(child pid), and ends this process as the child ended
 /// (exec/status_mirror.h). Returns only by throwing LaunchError (naming `program`) when the
-/// child could not be started or could not execute it.
+/// child could not be started or could not execute it. `on_notice` (may be empty) is called
+/// with each SIGUSR1/SIGUSR2 that arrives while the child runs.
 [[noreturn]] void run_as_parent(const std::string& program, std::vector<std::string> argv,
                                 std::vector<std::string> envp,
-                                const std::function<void(pid_t)>& after_exit);
+                                const std::function<void(pid_t)>& after_exit,
+                                const std::function<void(int)>& on_notice = {});
 
 /// The signals run_as_parent() keeps blocked while it waits.
 sigset_t signals_held_while_waiting();

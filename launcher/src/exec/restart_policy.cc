@@ -6,7 +6,7 @@
 namespace hvd::launcher::exec {
 
 bool should_restart(const RunOutcome& outcome, int restarts_done, int max_restarts) {
-  if (outcome.interrupted_by != 0) return false;
+  if (outcome.interrupted_by != 0 || outcome.notice) return false;
   if (outcome.failed.empty() && outcome.exit_code == 0) return false;
   return restarts_done < max_restarts;
 }

@@ -5,7 +5,9 @@
 //    max_restarts restarts have been used; the job's exit code is then the last failure's;
 //  - a clean attempt (every rank exited 0) ends the job;
 //  - a signal to hvdrun (SIGINT, SIGTERM, SIGHUP, SIGQUIT) ends it too: it is the user's or the
-//    scheduler's decision, never a failure to recover from.
+//    scheduler's decision, never a failure to recover from;
+//  - so does a preemption notice (SIGUSR1/SIGUSR2) during the attempt: the job is about to be
+//    stopped, and --requeue-on-signal (exec/requeue.h) decides what follows, not a restart.
 
 #include <string>
 

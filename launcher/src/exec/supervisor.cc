@@ -126,14 +126,7 @@ void Supervisor::event_loop() {
     }
     fds.insert(fds.begin(), pollfd{signal_fd_.get(), POLLIN, 0});
     owners.insert(owners.begin(), PipeOwner{-1, Stream::kStdout});
-    int timeout_ms = backlogged ? kBacklogRecheckMs : -1;
-    if (kill_deadline_ && !killed_) {
-      const auto left = *kill_deadline_ - Clock::now();
-      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(left).count();
-      const int until_kill = static_cast<int>(std::max<long long>(0, ms + 1));
-      timeout_ms = timeout_ms < 0 ? until_kill : std::min(timeout_ms, until_kill);
-    }
-    const int ready = poll(fds.data(), fds.size(), timeout_ms);
+    const int ready = poll(fds.data(), fds.size(), poll_timeout_ms(backlogged));
     if (ready < 0 && errno != EINTR) {
       throw LaunchError(str_cat("poll failed: ", std::strerror(errno)));
     }
@@ -142,6 +135,12 @@ void Supervisor::event_loop() {
     }
     router_.flush();
     if (ready > 0 && fds[0].revents != 0) handle_signals();
+    if (notice_stop_at_ && !kill_deadline_ && Clock::now() >= *notice_stop_at_ &&
+        live_ranks() > 0) {
+      notice_grace_overrun_ = true;
+      stop_all(SIGTERM, str_cat(live_ranks(), " rank(s) still running after the checkpoint grace; "
+                                "sending SIGTERM"));
+    }
     if (kill_deadline_ && !killed_ && Clock::now() >= *kill_deadline_ && live_ranks() > 0) {
       say(router_, str_cat(live_ranks(), " rank(s) still running ", kill_grace_.count(),
                            " s after SIGTERM; sending SIGKILL"));
@@ -149,6 +148,29 @@ void Supervisor::event_loop() {
       killed_ = true;
     }
   }
+}
+
+// Until the next deadline: SIGKILL after SIGTERM, or SIGTERM after a notice's grace; -1 none.
+int Supervisor::poll_timeout_ms(bool backlogged) const {
+  int timeout_ms = backlogged ? kBacklogRecheckMs : -1;
+  std::optional<Clock::time_point> next;
+  if (kill_deadline_ && !killed_) next = *kill_deadline_;
+  if (notice_stop_at_ && !kill_deadline_) next = *notice_stop_at_;
+  if (next) {
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(*next - Clock::now()).count();
+    const int until = static_cast<int>(std::max<long long>(0, ms + 1));
+    timeout_ms = timeout_ms < 0 ? until : std::min(timeout_ms, until);
+  }
+  return timeout_ms;
+}
+
+// The hook first: a rank that checks HVD_CHECKPOINT_FILE on the signal finds it there.
+void Supervisor::notice(int sig) {
+  const NoticeReply reply = notice_hook_ ? notice_hook_(sig) : NoticeReply{};
+  forward(sig);
+  if (!reply.message.empty()) say(router_, reply.message);
+  if (reply.stop_after && !notice_stop_at_) notice_stop_at_ = Clock::now() + *reply.stop_after;
 }
 
 void Supervisor::collect_pipes(std::vector<pollfd>& fds, std::vector<PipeOwner>& owners) {
@@ -193,7 +215,7 @@ void Supervisor::handle_signals() {
     if (sig == SIGCHLD) {
       reap();
     } else if (!is_terminating(sig)) {
-      forward(sig);
+      notice(sig);
     } else if (interrupted_by_ != 0 && sig == SIGINT) {
       say(router_, "second SIGINT: killing all ranks now");
       forward(SIGKILL);

@@ -11,7 +11,8 @@
 //    (128+signal for a signal); srun reports which task failed itself;
 //  - SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to hvdrun are forwarded to every rank, which then
 //    get the same grace before SIGKILL (a second SIGINT kills at once); hvdrun exits 128+signal;
-//  - SIGUSR1 and SIGUSR2 are forwarded and the run goes on (preemption notices);
+//  - SIGUSR1 and SIGUSR2 are forwarded and the run goes on (preemption notices), unless the
+//    notice hook (exec/requeue.h) sets a time after which the ranks still running get SIGTERM;
 //  - no rank outlives hvdrun: each rank leads its own process group, which is SIGKILLed once the
 //    rank has exited (observed with WNOWAIT, before it is reaped, so the group id cannot have been
 //    reused); PR_SET_PDEATHSIG and the guard (guard.h) cover hvdrun itself being killed.
@@ -50,6 +51,11 @@ struct Child {
   std::function<std::optional<Explained>()> explain_failure;
 };
 
+/// What the supervisor does after forwarding SIGUSR1/SIGUSR2 (a preemption notice).
+struct NoticeReply {
+  std::string message;                             // said on stderr when not empty
+  std::optional<std::chrono::seconds> stop_after;  // then SIGTERM the ranks still running
+};
 
 class Supervisor {
  public:
@@ -64,6 +70,12 @@ class Supervisor {
   /// Throws LaunchError if they cannot be started (after stopping the ones that were). The
   /// router is left to the caller to finish(), so that it can carry on across restarts.
   RunOutcome run();
+
+  /// Called on hvdrun's thread after each SIGUSR1/SIGUSR2 has been forwarded (exec/requeue.h).
+  void on_notice(std::function<NoticeReply(int sig)> hook) { notice_hook_ = std::move(hook); }
+  /// After run(): whether ranks were still running when a notice's stop_after ran out (they got
+  /// SIGTERM then, however they ended).
+  bool notice_grace_overrun() const { return notice_grace_overrun_; }
 
  private:
   struct Rank {
@@ -94,6 +106,8 @@ class Supervisor {
   bool read_pipe(int rank, Stream stream);
   void end_of_stream(int child, Stream stream);
   int live_ranks() const;
+  void notice(int sig);
+  int poll_timeout_ms(bool backlogged) const;
 
   OutputRouter& router_;
   std::chrono::seconds kill_grace_;
@@ -104,6 +118,9 @@ class Supervisor {
   int interrupted_by_ = 0;            // the first terminating signal hvdrun received
   std::optional<Clock::time_point> kill_deadline_;
   bool killed_ = false;
+  std::function<NoticeReply(int)> notice_hook_;
+  std::optional<Clock::time_point> notice_stop_at_;  // after a notice: SIGTERM the rest then
+  bool notice_grace_overrun_ = false;
 };
 
 }  // namespace hvd::launcher::exec

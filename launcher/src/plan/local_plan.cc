@@ -5,6 +5,7 @@
 #include <set>
 
 #include "binding/cpu_list.h"
+#include "exec/checkpoint_file.h"
 #include "hvd/env_keys.h"
 #include "plan/rank_env.h"
 
@@ -75,6 +76,7 @@ LaunchPlan build_local_plan(const config::LaunchConfig& cfg, const MachineFacts&
     r.env[env::kStoreAddr] = endpoints.store_addr;
     r.env[env::kStorePort] = std::to_string(endpoints.store_port);
     r.env[env::kRunId] = endpoints.run_id;
+    r.env[env::kCheckpointFile] = exec::checkpoint_file_path(endpoints.run_id);
     if (!r.binding.cpus.empty()) r.env[env::kCpuList] = binding::format_cpu_list(r.binding.cpus);
     plan.ranks.push_back(std::move(r));
   }

@@ -194,6 +194,10 @@ std::vector<std::pair<std::string, std::string>> batch_directives(const BatchReq
     d.push_back({str_cat("--signal=B:", r.preempt_signal, "@", r.signal_lead_seconds),
                  "preemption notice to hvdrun, which forwards it to every rank"});
   }
+  if (r.requeue_on_signal) {
+    d.push_back({"--requeue", "hvdrun requeues the job once every rank has checkpointed"});
+    d.push_back({"--open-mode=append", "a requeued job adds to its log instead of emptying it"});
+  }
   d.push_back({"--output=" + (r.log_file.empty() ? std::string("hvdrun-%j.out") : r.log_file), ""});
   for (const std::string& extra : r.extra_directives) d.push_back({extra, "from --sbatch-arg"});
   return d;
@@ -234,6 +238,8 @@ std::string render_batch_script(const BatchRequest& r, const profile::SiteProfil
   data.set("env", env);
   data.set("has_env", p.env.empty() ? mstch::data::type::bool_false : mstch::data::type::bool_true);
   data.set("preempt_signal", "SIG" + r.preempt_signal);
+  data.set("requeue", r.requeue_on_signal ? mstch::data::type::bool_true
+                                          : mstch::data::type::bool_false);
   data.set("launch", shell_join(r.launch));
   mstch::data explain{mstch::data::type::list};
   for (const std::string& line : r.explain) explain << mstch::object{{"line", comment_text(line)}};

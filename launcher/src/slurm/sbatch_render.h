@@ -21,6 +21,9 @@ struct BatchRequest {
   std::string log_file;         // #SBATCH --output; empty: hvdrun-%j.out
   int signal_lead_seconds = 0;  // > 0: #SBATCH --signal=B:SIG@LEAD, forwarded to the ranks
   std::string preempt_signal = "USR2";
+  // #SBATCH --requeue and --open-mode=append, and hvdrun --requeue-on-signal in the job:
+  // checkpoint and requeue on the preemption signal (exec/requeue.h).
+  bool requeue_on_signal = false;
   bool exclusive = false;
   std::vector<std::string> extra_directives;  // --sbatch-arg values, as they are
   std::vector<std::string> launch;            // the whole line that runs hvdrun in the job

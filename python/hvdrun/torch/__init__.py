@@ -12,6 +12,7 @@ from .basics import (Adasum, Average, Max, Min, Product, Sum, ccl_built, cross_r
                      is_initialized, local_rank, local_size, mpi_built, mpi_enabled,
                      mpi_threads_supported, nccl_built, rank, rocm_built, shutdown, size,
                      start_timeline, stop_timeline)
+from .checkpoint_notice import checkpoint_requested
 from .compression import Compression
 from .exceptions import HorovodInternalError, HostsUpdatedInterrupt
 from .functions import (allgather_object, broadcast_object, broadcast_optimizer_state,

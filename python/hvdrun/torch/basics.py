@@ -63,6 +63,8 @@ def init(comm=None, process_sets=None):
         raise ValueError('hvdrun.torch: init(process_sets=...) takes a list of ProcessSet '
                          'objects or "dynamic"')
     from . import mpi_ops, process_sets as _sets
+    from .checkpoint_notice import _install_notice_handlers
+    _install_notice_handlers()
     if _lib.is_initialized():
         return  # as libhvd: a second init does nothing
     mpi_ops._reset()

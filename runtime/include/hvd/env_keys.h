@@ -40,6 +40,13 @@ inline constexpr const char* kRunSecret = "HVD_RUN_SECRET";
 inline constexpr const char* kRestartCount = "TORCHELASTIC_RESTART_COUNT";
 inline constexpr const char* kMaxRestarts = "TORCHELASTIC_MAX_RESTARTS";
 
+// Preemption (launcher/src/exec/requeue.h). A file that hvdrun (or exec-rank, on each node of a
+// Slurm step) creates when SIGUSR1/SIGUSR2, a preemption notice, arrives: a program that sees
+// it should checkpoint and exit 0. And, in a Slurm step, how often the job has been requeued
+// (SLURM_RESTART_COUNT, 0 when Slurm has not set it).
+inline constexpr const char* kCheckpointFile = "HVD_CHECKPOINT_FILE";
+inline constexpr const char* kRequeueCount = "HVD_REQUEUE_COUNT";
+
 // Binding decided by hvdrun, for programs that want to report or check it.
 inline constexpr const char* kCpuList = "HVD_CPU_LIST";
 

@@ -98,6 +98,18 @@ TEST_CASE("tunables: out-of-range values are refused") {
   s = {};
   s.launcher.kill_grace_seconds = -1;
   CHECK_THROWS_AS(config::validate(s, "x.yaml"), hvd::ConfigError);
+  s = {};
+  s.launcher.checkpoint_grace_seconds = -1;
+  CHECK_THROWS_WITH_AS(config::validate(s, "x.yaml"),
+                       "x.yaml: checkpoint grace must be >= 0 seconds", hvd::ConfigError);
+}
+
+TEST_CASE("tunables: the preemption settings of the launcher section") {
+  const config::Settings s =
+      apply("launcher:\n  requeue_on_signal: true\n  checkpoint_grace_seconds: 30\n");
+  CHECK(s.launcher.requeue_on_signal);
+  CHECK(s.launcher.checkpoint_grace_seconds == 30);
+  CHECK_FALSE(config::Settings{}.launcher.requeue_on_signal);  // off unless asked for
 }
 
 // Issue 10: aliases can nest into exponential expansion; configs refuse them as profiles do.

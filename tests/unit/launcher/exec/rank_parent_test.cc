@@ -142,6 +142,24 @@ TEST_CASE("rank parent: a signal to the whole step reaches the rank once, and th
     CHECK(text.str() == "USR1\n");  // once: the parent forwarded nothing
     CHECK(fs::exists(cleaned));
   }
+  SUBCASE("a preemption notice reaches the rank, and the parent's on_notice runs (the file)") {
+    const std::string notice = dir.file("notice");
+    const pid_t parent = fork_running([&] {
+      exec::run_as_parent(
+          "/bin/sh",
+          {"sh", "-c", "trap 'while [ ! -e " + notice + " ]; do sleep 0.05; done; exit 0' USR2; " +
+                           "touch " + ready + "; while :; do sleep 0.05; done"},
+          {"PATH=/usr/bin:/bin"}, [](pid_t) {},
+          [&notice](int sig) {
+            if (sig == SIGUSR2) std::ofstream(notice) << "yes";
+          });
+    });
+    REQUIRE(wait_for_file(ready));
+    kill(-parent, SIGUSR2);
+    const int status = wait_status(parent);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
   SUBCASE("a rank that dies of SIGTERM: the parent cleans up, then dies of SIGTERM too") {
     const pid_t parent = parent_of("touch " + ready + "; exec sleep 600");
     REQUIRE(wait_for_file(ready));

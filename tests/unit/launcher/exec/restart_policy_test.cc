@@ -17,6 +17,11 @@ TEST_CASE("restart policy: torchrun's rules") {
   CHECK_FALSE(should_restart(failed, 0, 0));  // the default: no restarts
   CHECK_FALSE(should_restart(clean, 0, 2));
   CHECK_FALSE(should_restart(interrupted, 0, 2));
+  SUBCASE("a failure after a preemption notice is left to --requeue-on-signal, never restarted") {
+    RunOutcome preempted{3, 0, "rank 1"};
+    preempted.notice = true;
+    CHECK_FALSE(should_restart(preempted, 0, 2));
+  }
   SUBCASE("a rank that fails while hvdrun stops the job for a signal is no reason either") {
     CHECK_FALSE(should_restart(RunOutcome{3, 15, "rank 1"}, 0, 2));
   }

@@ -68,6 +68,21 @@ TEST_CASE("sbatch_render: directives, modules, commented environment and one lau
   CHECK(script.find("&#") == std::string::npos);  // no HTML escaping in a shell script
 }
 
+TEST_CASE("sbatch_render: --requeue-on-signal asks for the signal, requeue and an appended log") {
+  slurm::BatchRequest r = request();
+  CHECK(slurm::render_batch_script(r, site(), default_template(), "t").find("--requeue") ==
+        std::string::npos);
+  r.requeue_on_signal = true;
+  const std::string script = slurm::render_batch_script(r, site(), default_template(), "t");
+  for (const char* line :
+       {"#SBATCH --signal=B:USR2@120  # preemption notice",
+        "#SBATCH --requeue  # hvdrun requeues the job once every rank has checkpointed\n",
+        "#SBATCH --open-mode=append  # a requeued job adds to its log instead of emptying it\n",
+        "# On SIGUSR2 the ranks checkpoint and exit (HVD_CHECKPOINT_FILE appears)"}) {
+    CHECK_MESSAGE(script.find(line) != std::string::npos, "missing: ", line, "\nin:\n", script);
+  }
+}
+
 TEST_CASE("sbatch_render: requests that cannot work are refused") {
   slurm::BatchRequest r = request();
   r.account.clear();
