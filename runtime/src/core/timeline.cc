@@ -40,6 +40,8 @@ struct TimelineWriter::ThreadSlot {
   // into the writer's tables, whose strings never move.
   std::unordered_map<std::string_view, uint32_t> tensor_ids;
   std::unordered_map<std::string_view, uint32_t> name_ids;
+  std::string_view last_name;  // the name name_id() found last, and its id
+  uint32_t last_name_id = 0;
 };
 
 std::string backend_op_phase(std::string_view backend, std::string_view op) {
@@ -134,12 +136,18 @@ uint32_t TimelineWriter::tensor_id(ThreadSlot& s, std::string_view tensor) {
 }
 
 uint32_t TimelineWriter::name_id(ThreadSlot& s, std::string_view name) {
-  const auto it = s.name_ids.find(name);
-  if (it != s.name_ids.end()) return it->second;
-  std::lock_guard<std::mutex> lock(names_mu_);
-  const uint32_t id = names_.intern(name);
-  s.name_ids.emplace(names_.at(id), id);
-  return id;
+  // A thread records the same phase many times in a row (NEGOTIATE for each tensor it
+  // enqueues): a comparison is cheaper than a hash.
+  if (name == s.last_name) return s.last_name_id;
+  auto it = s.name_ids.find(name);
+  if (it == s.name_ids.end()) {
+    std::lock_guard<std::mutex> lock(names_mu_);
+    const uint32_t id = names_.intern(name);
+    it = s.name_ids.emplace(names_.at(id), id).first;
+  }
+  s.last_name = it->first;
+  s.last_name_id = it->second;
+  return it->second;
 }
 
 void TimelineWriter::push(ThreadSlot& s, const uint64_t* words, size_t n) {
@@ -154,12 +162,14 @@ void TimelineWriter::push(ThreadSlot& s, const uint64_t* words, size_t n) {
   }
 }
 
-void TimelineWriter::record(char ph, uint8_t subject, uint32_t subject_id, std::string_view name,
+void TimelineWriter::record(char ph, uint8_t subject, uint32_t subject_id,
+                            const std::string_view* tensor, std::string_view name,
                             const TimelineTensorMeta* meta) noexcept {
   if (stopped_.load(std::memory_order_relaxed)) return;
   ThreadSlot* s = nullptr;
   try {
     s = slot();
+    if (tensor) subject_id = tensor_id(*s, *tensor);
     const uint32_t name_ref = name_id(*s, name);
     fmt::RecordBuilder<fmt::kEventWords + 2 + fmt::kMaxDims> r(
         meta ? fmt::RecordKind::kEventMeta : fmt::RecordKind::kEvent, name_ref);
@@ -181,14 +191,7 @@ void TimelineWriter::record(char ph, uint8_t subject, uint32_t subject_id, std::
 
 void TimelineWriter::record_tensor(char ph, std::string_view tensor, std::string_view name,
                                    const TimelineTensorMeta* meta) noexcept {
-  if (stopped_.load(std::memory_order_relaxed)) return;
-  uint32_t id = 0;
-  try {
-    id = tensor_id(*slot(), tensor);
-  } catch (...) {  // as in record(); there is no slot to count it in when slot() failed
-    return;
-  }
-  record(ph, static_cast<uint8_t>(fmt::Subject::kTensor), id, name, meta);
+  record(ph, static_cast<uint8_t>(fmt::Subject::kTensor), 0, &tensor, name, meta);
 }
 
 void TimelineWriter::begin(std::string_view tensor, std::string_view phase) {
@@ -206,16 +209,16 @@ void TimelineWriter::end(std::string_view tensor, std::string_view phase) {
 
 void TimelineWriter::begin(TimelineGroup group, std::string_view phase) {
   if (group.valid())
-    record('B', static_cast<uint8_t>(fmt::Subject::kGroup), group.id, phase, nullptr);
+    record('B', static_cast<uint8_t>(fmt::Subject::kGroup), group.id, nullptr, phase, nullptr);
 }
 
 void TimelineWriter::end(TimelineGroup group, std::string_view phase) {
   if (group.valid())
-    record('E', static_cast<uint8_t>(fmt::Subject::kGroup), group.id, phase, nullptr);
+    record('E', static_cast<uint8_t>(fmt::Subject::kGroup), group.id, nullptr, phase, nullptr);
 }
 
 void TimelineWriter::mark(std::string_view name) {
-  record('i', static_cast<uint8_t>(fmt::Subject::kMarks), 0, name, nullptr);
+  record('i', static_cast<uint8_t>(fmt::Subject::kMarks), 0, nullptr, name, nullptr);
 }
 
 void TimelineWriter::mark_cycle_start() {

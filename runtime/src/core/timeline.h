@@ -153,8 +153,10 @@ class TimelineWriter {
   ThreadSlot* register_thread();
   uint32_t tensor_id(ThreadSlot& slot, std::string_view tensor);
   uint32_t name_id(ThreadSlot& slot, std::string_view name);
-  void record(char ph, uint8_t subject, uint32_t subject_id, std::string_view name,
-              const TimelineTensorMeta* meta) noexcept;
+  // One event on a subject (timeline_format::Subject): the tensor named `*tensor` when given,
+  // else `subject_id`.
+  void record(char ph, uint8_t subject, uint32_t subject_id, const std::string_view* tensor,
+              std::string_view name, const TimelineTensorMeta* meta) noexcept;
   void record_tensor(char ph, std::string_view tensor, std::string_view name,
                      const TimelineTensorMeta* meta) noexcept;
   template <typename Names>
