@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/clock.h"
 #include "core/timeline_merge.h"
@@ -212,6 +213,38 @@ TEST_CASE("timeline: a full queue drops events and the trace says how many") {
     REQUIRE_FALSE(dropped.empty());
     CHECK(dropped.back()["args"]["count"] == tl.dropped());
   }
+}
+
+TEST_CASE("timeline: threads record at once, each into its own ring, and nothing is lost") {
+  TempDir dir;
+  FakeClock clock;
+  core::TimelineOptions o = options(dir, 0, clock);
+  o.flush_interval = milliseconds(1);
+  o.queue_capacity = size_t{1} << 16;  // room for all: a starved writer must not drop any
+  core::TimelineWriter tl(o);
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 20000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&tl, t] {
+      const std::vector<std::string> names = {"t" + std::to_string(t) + "/a",
+                                              "t" + std::to_string(t) + "/b"};
+      for (int i = 0; i < kPerThread; ++i) {
+        const core::TimelineGroup g = tl.group(names);
+        tl.begin(g, phase::kQueue);
+        tl.end(g, phase::kQueue);
+      }
+    });
+  }
+  for (int i = 0; i < 20; ++i) tl.flush();  // the writer drains while they record
+  for (std::thread& t : threads) t.join();
+  tl.close();
+  const json trace = read_rank_trace(tl.path(), 0);
+  CHECK(tl.dropped() == 0);
+  // Each begin and end lands on both tensors of its group.
+  CHECK(events(trace, "B", "QUEUE").size() == size_t{2} * kThreads * kPerThread);
+  CHECK(events(trace, "E", "QUEUE").size() == size_t{2} * kThreads * kPerThread);
+  CHECK(tids(trace).size() == 2 * kThreads + 1);
 }
 
 TEST_CASE("timeline: a rank killed with SIGKILL leaves a file the merge recovers") {
