@@ -3,11 +3,13 @@
 // from well-formed frames and files: fuzz_make_seeds <corpus dir>.
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "control/message.h"
+#include "core/timeline.h"
 #include "store/kv_protocol.h"
 #include <zlib.h>
 
@@ -100,6 +102,39 @@ void trainer_seeds() {
 
 }  // namespace
 
+// A rank's timeline file as TimelineWriter writes it (tensor names, a meta event, a fused
+// group and its phases, marks), and the same file torn in its last record.
+void timeline_seeds() {
+  namespace core = hvd::core;
+  const std::string dir = g_root + "/timeline_records_fuzz";
+  core::TimelineOptions o;
+  o.filename = dir + "/rank";
+  o.rank = 1;
+  o.mark_cycles = true;
+  std::string path;
+  {
+    core::TimelineWriter tl(o);
+    const std::vector<std::string> names = {"grad.w1", "grad.b1", "grad.w2"};
+    for (const std::string& n : names) {
+      tl.begin(n, core::timeline_phase::kNegotiate,
+               core::TimelineTensorMeta::of_shape(hvd::DataType::kFloat16, {4, 256}));
+    }
+    tl.mark_cycle_start();
+    const core::TimelineGroup g = tl.group(names);
+    tl.end(g, core::timeline_phase::kNegotiate);
+    tl.begin(g, "RING/SHM_ALLREDUCE");
+    tl.end(g, "RING/SHM_ALLREDUCE");
+    tl.mark(core::kFatalMark);
+    tl.close();
+    path = tl.path();
+  }
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::remove(path.c_str());
+  put("timeline_records_fuzz", "complete", bytes);
+  put("timeline_records_fuzz", "torn", bytes.substr(0, bytes.size() - 5));
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: fuzz_make_seeds <corpus dir>\n");
@@ -109,5 +144,6 @@ int main(int argc, char** argv) {
   store_seeds();
   control_seeds();
   trainer_seeds();
+  timeline_seeds();
   return 0;
 }

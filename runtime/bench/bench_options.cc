@@ -25,6 +25,8 @@ busbw(hvd)/busbw(peer). Scenarios (--scenario, under mpirun with --layer runtime
   fusion          a step of --fusion-tensors tensors of --fusion-bytes through the runtime,
                   and one MPI_Allreduce of the same bytes concatenated
   cache           one 8-byte allreduce served from the response cache, and MPI_Allreduce
+  timeline        the fusion step without and with a timeline, rounds alternating in one
+                  process (start_timeline/stop_timeline between them)
   runtime-vs-raw  the runtime against MPI_Allreduce, sizes from -b to -e
 )";
 
@@ -133,7 +135,8 @@ void add_flags(CLI::App& app, Options& out, Texts& t) {
   app.add_option("--peers", t.peers, "mpi,gloo,none or auto (default: every one available)");
   app.add_option("--json", out.json_file, "Also write the results as JSON to this file");
   app.add_flag("-c,--check", out.check, "Fill with a pattern and count wrong elements");
-  app.add_option("--scenario", out.scenario, "fusion, cache or runtime-vs-raw (see below)");
+  app.add_option("--scenario", out.scenario,
+                 "fusion, cache, timeline or runtime-vs-raw (see below)");
   app.add_option("--fusion-tensors", out.fusion_tensors, "Scenario fusion: tensors (100)");
   app.add_option("--fusion-bytes", t.fusion_bytes, "Scenario fusion: bytes per tensor (4K)");
 }
@@ -158,9 +161,9 @@ void convert(const Texts& t, Options& out) {
   out.layer = t.layer == "backend" ? Layer::kBackend : Layer::kRuntime;
   parse_peers(t.peers, out);
   if (!out.scenario.empty() && out.scenario != "fusion" && out.scenario != "cache" &&
-      out.scenario != "runtime-vs-raw") {
-    throw UsageError(
-        str_cat("--scenario '", out.scenario, "' is not fusion, cache or runtime-vs-raw"));
+      out.scenario != "timeline" && out.scenario != "runtime-vs-raw") {
+    throw UsageError(str_cat("--scenario '", out.scenario,
+                             "' is not fusion, cache, timeline or runtime-vs-raw"));
   }
   if (!out.scenario.empty()) out.layer = Layer::kRuntime;
   check_ranges(out);

@@ -87,6 +87,8 @@ int64_t run(const Options& o) {
     scenarios["fusion"] = run_fusion(o, *s.hvd, find_peer(s, "mpi"), out);
   } else if (o.scenario == "cache") {
     scenarios["cache"] = run_cache(o, *s.hvd, find_peer(s, "mpi"), out);
+  } else if (o.scenario == "timeline") {
+    scenarios["timeline"] = run_timeline(o, *s.hvd, out);
   } else {
     std::vector<Impl*> impls{s.hvd.get()};
     for (const auto& p : s.peers.impls) impls.push_back(p.get());

@@ -9,6 +9,8 @@
 //                   read at init) for the unfused time.
 //   cache           an 8-byte allreduce repeated with one name, so every cycle after the first
 //                   is served from the response cache, against an 8-byte MPI_Allreduce.
+//   timeline        the fusion step with and without a timeline, in rounds alternating in
+//                   one process (timeline_scenario.cc).
 //   runtime-vs-raw  the allreduce table at --layer runtime with the MPI peer, summarised as
 //                   time ratios.
 // Each returns its JSON object (the "scenarios" member) and prints one summary line on rank 0.
@@ -25,6 +27,7 @@ namespace hvd::bench {
 /// `runtime` is the hvd runtime implementation; `mpi` the MPI peer or null. Collective.
 nlohmann::json run_fusion(const Options& options, Impl& runtime, Impl* mpi, std::ostream* out);
 nlohmann::json run_cache(const Options& options, Impl& runtime, Impl* mpi, std::ostream* out);
+nlohmann::json run_timeline(const Options& options, Impl& runtime, std::ostream* out);
 /// From an allreduce table measured with the runtime and the MPI peer.
 nlohmann::json summarize_runtime_vs_raw(const OpResult& allreduce, std::ostream* out);
 

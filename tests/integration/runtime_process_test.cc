@@ -3,7 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "integration/hvdrun_test_util.h"
 
@@ -36,6 +40,49 @@ TEST_CASE("init() works again after shutdown() in the same process") {
   }
 }
 
+namespace {
+
+// The tracks of a merged trace as Perfetto reads them: every event on a named track (tid 0 is
+// "marks"), each tensor's phases nested like a stack (an E closes the last open B of the same
+// name) in time order, all closed at the end, and NEGOTIATE first on every tensor's track.
+void check_tracks(const json& trace) {
+  std::map<std::pair<int, int>, std::string> track_names;  // (pid, tid) -> name
+  for (const json& e : trace) {
+    if (e.value("name", "") == "thread_name") {
+      track_names[{e.at("pid").get<int>(), e.at("tid").get<int>()}] = e["args"]["name"];
+    }
+  }
+  std::map<std::pair<int, int>, std::vector<std::string>> open;  // per track
+  std::map<std::pair<int, int>, std::string> first_phase;
+  std::map<std::pair<int, int>, double> last_ts;
+  for (const json& e : trace) {
+    const std::string ph = e.value("ph", "");
+    if (ph == "M") continue;
+    const std::pair<int, int> track{e.at("pid").get<int>(), e.at("tid").get<int>()};
+    INFO("event " << e.dump());
+    REQUIRE(track_names.count(track) == 1);
+    const double ts = e.at("ts").get<double>();
+    CHECK(ts >= last_ts[track]);
+    last_ts[track] = ts;
+    if (ph == "i") {
+      CHECK(track.second == 0);
+    } else if (ph == "B") {
+      if (first_phase.count(track) == 0) first_phase[track] = e["name"];
+      open[track].push_back(e["name"]);
+    } else {
+      REQUIRE(ph == "E");
+      REQUIRE_FALSE(open[track].empty());
+      CHECK(open[track].back() == e["name"]);
+      open[track].pop_back();
+    }
+  }
+  for (const auto& [track, stack] : open) CHECK_MESSAGE(stack.empty(), track_names[track]);
+  CHECK(first_phase.size() > 3);
+  for (const auto& [track, phase] : first_phase) CHECK(phase == "NEGOTIATE");
+}
+
+}  // namespace
+
 TEST_CASE("--timeline-filename gives one merged trace with a track group per rank") {
   TempDir dir;
   const std::string base = dir.file("trace.json");
@@ -55,6 +102,7 @@ TEST_CASE("--timeline-filename gives one merged trace with a track group per ran
                             "RING/SHM_ALLREDUCE", "RING/SHM_ALLGATHER", "RING/SHM_BROADCAST"}) {
     CHECK_MESSAGE(phases.count(phase) == 1, phase);
   }
+  check_tracks(trace);
 }
 
 TEST_CASE("the merged timeline is valid JSON even when a rank was killed") {

@@ -188,7 +188,7 @@ def _timeline_call(fn, *args):
 
 def start_timeline(file_path, mark_cycles=False):
     """Starts recording a timeline of every rank's collectives (call it on every rank). Each
-    rank writes FILE.rank<N>.json; stop_timeline() merges them into `file_path`, one track
+    rank writes FILE.rank<N>.bin; stop_timeline() merges them into `file_path`, one track
     group per rank, viewable in Perfetto or chrome://tracing. ValueError when a timeline is
     being recorded already (hvdrun --timeline-filename, or an earlier call)."""
     _timeline_call(_lib.start_timeline, str(file_path), bool(mark_cycles))

@@ -126,7 +126,7 @@ std::vector<int> process_set_ids();
 int process_set_rank(int id);
 
 /// Collective (every rank calls it): after a barrier, every rank starts writing its timeline
-/// (`path` without ".json", plus ".rank<N>.json"), with the same epoch, as HOROVOD_TIMELINE
+/// (`path` without ".json", plus ".rank<N>.bin", binary records), with the same epoch, as HOROVOD_TIMELINE
 /// does. Error when a timeline is being written already (HOROVOD_TIMELINE or an earlier call)
 /// or the file cannot be created.
 Status start_timeline(const std::string& path, bool mark_cycles = false);

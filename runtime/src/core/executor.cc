@@ -44,12 +44,15 @@ ReduceOp backend_op(ReduceOp op) { return op == ReduceOp::kAverage ? ReduceOp::k
 template <typename Step>
 void Executor::phase(const std::vector<TensorEntry>& entries, std::string_view name, Step step) {
   if (timeline_ == nullptr) return step();
-  std::vector<std::string_view> tensors;
-  tensors.reserve(entries.size());
-  for (const TensorEntry& e : entries) tensors.push_back(e.request.name);
-  timeline_->begin(tensors, name);
+  if (!group_.valid()) {
+    std::vector<std::string_view> tensors;
+    tensors.reserve(entries.size());
+    for (const TensorEntry& e : entries) tensors.push_back(e.request.name);
+    group_ = timeline_->group(tensors);
+  }
+  timeline_->begin(group_, name);
   step();
-  timeline_->end(tensors, name);
+  timeline_->end(group_, name);
 }
 
 const std::string& Executor::op_phase(const backends::Backend& backend, control::OpType type) {
@@ -256,7 +259,10 @@ void Executor::run_on(Lane& lane, const control::Response& r, std::vector<Tensor
   complete_entries(entries, Status());
 }
 
-void Executor::run(const control::Response& r, std::vector<TensorEntry> entries) {
+void Executor::run(const control::Response& r, std::vector<TensorEntry> entries,
+                   TimelineGroup group) {
+  // The caller's group names the response's tensors; entries lacking one of them need their own.
+  group_ = entries.size() == r.names.size() ? group : TimelineGroup{};
   if (r.kind == control::Response::Kind::kError) {
     complete_entries(entries, Status::error(ErrorCode::kUsage, r.error));
     return;

@@ -29,7 +29,10 @@ class Executor {
   /// with an error Status for an error response or for tensors no lane of this build can take
   /// (a CUDA tensor without the GPU backend), which leaves the other tensors running. A backend
   /// failure is thrown after failing these handles, so that the loop can stop.
-  void run(const control::Response& response, std::vector<TensorEntry> entries);
+  /// `group`: the response's tensors on the timeline (TimelineWriter::group()), recorded once
+  /// per response by the caller; made here from the entries when not given.
+  void run(const control::Response& response, std::vector<TensorEntry> entries,
+           TimelineGroup group = {});
 
   /// Records the fusion copies and backend calls of every tensor on `timeline` (may be null).
   void set_timeline(TimelineWriter* timeline) { timeline_ = timeline; }
@@ -56,6 +59,7 @@ class Executor {
   int rank_;
   int size_;
   TimelineWriter* timeline_ = nullptr;
+  TimelineGroup group_;  // the running response's tensors on timeline_
   // "RING/SHM_ALLREDUCE", "NCCL_ALLREDUCE": built once per backend and operation.
   std::map<std::pair<const backends::Backend*, control::OpType>, std::string> op_phases_;
 };

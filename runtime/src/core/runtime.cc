@@ -265,9 +265,11 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh
                             bool want_shutdown) {
   const control::CycleResult result = set.controller.run_cycle(std::move(fresh), want_shutdown);
   for (const control::Response& r : result.responses) {
+    // The response's tensor list goes on the timeline once; its phases refer to it.
+    TimelineGroup group;
     if (executors_timeline_) {
-      executors_timeline_->end(std::vector<std::string_view>(r.names.begin(), r.names.end()),
-                               timeline_phase::kNegotiate);
+      group = executors_timeline_->group(r.names);
+      executors_timeline_->end(group, timeline_phase::kNegotiate);
     }
     // A joined rank (hvd.join, global set only) runs the others' tensors with zeros.
     std::vector<TensorEntry> entries = result.joined ? join_zeros_.entries_for(r, queue_)
@@ -277,7 +279,7 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh
       control::Response named = r;
       named.error = str_cat("process set ", set.id, " (ranks ", set_label(set.id),
                             "; ranks below are positions in it): ", r.error);
-      set.executor.run(named, std::move(entries));
+      set.executor.run(named, std::move(entries), group);
       continue;
     }
     if (r.kind == control::Response::Kind::kRun &&
@@ -285,7 +287,7 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh
          r.type == control::OpType::kRemoveProcessSet)) {
       change_sets(r, std::move(entries));
     } else {
-      set.executor.run(r, std::move(entries));
+      set.executor.run(r, std::move(entries), group);
     }
   }
   join_zeros_.release();

@@ -1,61 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/timeline.h"
 
+#include <algorithm>
 #include <cctype>
-#include <charconv>
+#include <cstring>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "core/timeline_file.h"
+#include "core/timeline_format.h"
 #include "core/timeline_merge.h"
+#include "core/timeline_record_builder.h"
+#include "core/timeline_ring.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
 namespace hvd::core {
 namespace {
 
-// Names longer than this are cut in the trace (not in the lookup), which keeps every event
-// well inside one page of the file (see timeline_file.h).
-constexpr size_t kMaxNameBytes = 256;
-constexpr std::string_view kDroppedMark = "EVENTS_DROPPED";
+namespace fmt = timeline_format;
 
-// A name as a JSON string literal; invalid UTF-8 becomes U+FFFD rather than an invalid file.
-std::string json_string(std::string_view name) {
-  std::string cut(name.substr(0, kMaxNameBytes));
-  if (name.size() > kMaxNameBytes) cut += "...";
-  return nlohmann::json(cut).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::atomic<uint64_t> g_next_writer_serial{1};
 
-template <typename Int>
-void append_int(std::string& out, Int v) {
-  char buf[24];
-  const auto res = std::to_chars(buf, buf + sizeof(buf), v);
-  out.append(buf, res.ptr);
-}
-
-// Nanoseconds as Chrome's microseconds, with three decimals.
-void append_ts(std::string& out, int64_t ns) {
-  if (ns < 0) {
-    out.push_back('-');
-    ns = -ns;
-  }
-  append_int(out, ns / 1000);
-  const int64_t frac = ns % 1000;
-  out.push_back('.');
-  out.push_back(static_cast<char>('0' + frac / 100));
-  out.push_back(static_cast<char>('0' + frac / 10 % 10));
-  out.push_back(static_cast<char>('0' + frac % 10));
-}
-
-std::string metadata_event(std::string_view kind, int pid, int tid, std::string_view arg,
-                           const std::string& value) {
-  std::string out = str_cat(R"({"name":")", kind, R"(","ph":"M","pid":)", pid);
-  if (tid >= 0) out += str_cat(R"(,"tid":)", tid);
-  return out + str_cat(R"(,"args":{")", arg, R"(":)", value, "}}");
-}
+// The calling thread's slot in the writer it used last (by serial, so that a new writer at
+// the address of a destroyed one is never mistaken for it).
+struct CachedSlot {
+  uint64_t serial = 0;
+  void* slot = nullptr;
+};
+thread_local CachedSlot t_cached_slot;
 
 }  // namespace
+
+struct TimelineWriter::ThreadSlot {
+  explicit ThreadSlot(size_t words) : ring(words) {}
+  TimelineRing ring;
+  std::thread::id owner = std::this_thread::get_id();
+  std::atomic<uint64_t> dropped{0};
+  // This thread's copies of the writer's name tables, read without a lock. The keys point
+  // into the writer's tables, whose strings never move.
+  std::unordered_map<std::string_view, uint32_t> tensor_ids;
+  std::unordered_map<std::string_view, uint32_t> name_ids;
+  std::string_view last_name;  // the name name_id() found last, and its id
+  uint32_t last_name_id = 0;
+};
 
 std::string backend_op_phase(std::string_view backend, std::string_view op) {
   std::string out;
@@ -97,18 +84,18 @@ uint32_t TimelineWriter::NameTable::intern(std::string_view name) {
 }
 
 TimelineWriter::TimelineWriter(const TimelineOptions& options)
-    : rank_(options.rank),
+    : serial_(g_next_writer_serial.fetch_add(1)),
+      rank_(options.rank),
       epoch_(options.epoch),
       clock_(options.clock ? *options.clock : steady_),
       mark_cycles_(options.mark_cycles),
-      capacity_(options.queue_capacity),
+      // At least the largest record, so that a group chunk fits even the smallest ring.
+      ring_words_(std::max(options.queue_capacity * fmt::kEventWords, fmt::kMaxRecordWords)),
       flush_interval_(options.flush_interval),
       path_(timeline_rank_path(options.filename, options.rank)) {
   if (options.filename.empty()) throw ConfigError("timeline: empty file name");
-  HVD_CHECK(capacity_ >= 2, "timeline queue capacity ", capacity_);
-  file_ = std::make_unique<TimelineFile>(path_);
-  write_header();
-  queue_.reserve(capacity_);
+  HVD_CHECK(options.queue_capacity >= 1, "timeline queue capacity ", options.queue_capacity);
+  file_ = std::make_unique<TimelineFile>(path_, static_cast<uint32_t>(rank_));
   thread_ = std::thread(&TimelineWriter::run, this);
 }
 
@@ -119,80 +106,157 @@ TimelineWriter::~TimelineWriter() {
   }
 }
 
+TimelineWriter::ThreadSlot* TimelineWriter::slot() {
+  if (t_cached_slot.serial == serial_) return static_cast<ThreadSlot*>(t_cached_slot.slot);
+  return register_thread();
+}
+
+TimelineWriter::ThreadSlot* TimelineWriter::register_thread() {
+  std::lock_guard<std::mutex> lock(slots_mu_);
+  ThreadSlot* found = nullptr;
+  // A thread that went back and forth between two writers finds its old slot here.
+  for (const auto& s : slots_) {
+    if (s->owner == std::this_thread::get_id()) found = s.get();
+  }
+  if (found == nullptr) {
+    slots_.push_back(std::make_unique<ThreadSlot>(ring_words_));
+    found = slots_.back().get();
+  }
+  t_cached_slot = CachedSlot{serial_, found};
+  return found;
+}
+
+uint32_t TimelineWriter::tensor_id(ThreadSlot& s, std::string_view tensor) {
+  const auto it = s.tensor_ids.find(tensor);
+  if (it != s.tensor_ids.end()) return it->second;
+  std::lock_guard<std::mutex> lock(names_mu_);
+  const uint32_t id = tensors_.intern(tensor);
+  s.tensor_ids.emplace(tensors_.at(id), id);
+  return id;
+}
+
+uint32_t TimelineWriter::name_id(ThreadSlot& s, std::string_view name) {
+  // A thread records the same phase many times in a row (NEGOTIATE for each tensor it
+  // enqueues): a comparison is cheaper than a hash.
+  if (name == s.last_name) return s.last_name_id;
+  auto it = s.name_ids.find(name);
+  if (it == s.name_ids.end()) {
+    std::lock_guard<std::mutex> lock(names_mu_);
+    const uint32_t id = names_.intern(name);
+    it = s.name_ids.emplace(names_.at(id), id).first;
+  }
+  s.last_name = it->first;
+  s.last_name_id = it->second;
+  return it->second;
+}
+
+void TimelineWriter::push(ThreadSlot& s, const uint64_t* words, size_t n) {
+  const size_t held = s.ring.push(words, n);
+  if (held == 0) {
+    s.dropped.fetch_add(1, std::memory_order_relaxed);
+  } else if (held * 2 >= s.ring.capacity() && (held - n) * 2 < s.ring.capacity()) {
+    // Crossing half full: wake the writer early. Without its lock a wakeup may be missed; the
+    // writer then comes at its next interval, and the other half is the margin for that.
+    ring_half_full_.store(true, std::memory_order_relaxed);
+    wake_writer_.notify_one();
+  }
+}
+
+void TimelineWriter::record(char ph, uint8_t subject, uint32_t subject_id,
+                            const std::string_view* tensor, std::string_view name,
+                            const TimelineTensorMeta* meta) noexcept {
+  if (stopped_.load(std::memory_order_relaxed)) return;
+  ThreadSlot* s = nullptr;
+  try {
+    s = slot();
+    if (tensor) subject_id = tensor_id(*s, *tensor);
+    const uint32_t name_ref = name_id(*s, name);
+    fmt::RecordBuilder<fmt::kEventWords + 2 + fmt::kMaxDims> r(
+        meta ? fmt::RecordKind::kEventMeta : fmt::RecordKind::kEvent, name_ref);
+    r.put(fmt::EventBody{now_ns(), ph, static_cast<fmt::Subject>(subject), 0, subject_id});
+    if (meta) {
+      const uint8_t ndims = meta->has_shape ? meta->ndims : 0;
+      r.put(fmt::MetaBody{static_cast<uint8_t>(meta->dtype),
+                          static_cast<uint8_t>(meta->has_shape ? 1 : 0),
+                          ndims,
+                          {},
+                          meta->num_elements});
+      r.put_bytes(reinterpret_cast<const char*>(meta->dims.data()), ndims * sizeof(int64_t));
+    }
+    push(*s, r.words(), r.size());
+  } catch (...) {  // out of memory while interning: lose the event, not the training step
+    if (s) s->dropped.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void TimelineWriter::record_tensor(char ph, std::string_view tensor, std::string_view name,
+                                   const TimelineTensorMeta* meta) noexcept {
+  record(ph, static_cast<uint8_t>(fmt::Subject::kTensor), 0, &tensor, name, meta);
+}
+
 void TimelineWriter::begin(std::string_view tensor, std::string_view phase) {
-  record('B', &tensor, phase, nullptr);
+  record_tensor('B', tensor, phase, nullptr);
 }
 
 void TimelineWriter::begin(std::string_view tensor, std::string_view phase,
                            const TimelineTensorMeta& meta) {
-  record('B', &tensor, phase, &meta);
+  record_tensor('B', tensor, phase, &meta);
 }
 
 void TimelineWriter::end(std::string_view tensor, std::string_view phase) {
-  record('E', &tensor, phase, nullptr);
+  record_tensor('E', tensor, phase, nullptr);
 }
 
-void TimelineWriter::mark(std::string_view name) { record('i', nullptr, name, nullptr); }
+void TimelineWriter::begin(TimelineGroup group, std::string_view phase) {
+  if (group.valid())
+    record('B', static_cast<uint8_t>(fmt::Subject::kGroup), group.id, nullptr, phase, nullptr);
+}
+
+void TimelineWriter::end(TimelineGroup group, std::string_view phase) {
+  if (group.valid())
+    record('E', static_cast<uint8_t>(fmt::Subject::kGroup), group.id, nullptr, phase, nullptr);
+}
+
+void TimelineWriter::mark(std::string_view name) {
+  record('i', static_cast<uint8_t>(fmt::Subject::kMarks), 0, nullptr, name, nullptr);
+}
 
 void TimelineWriter::mark_cycle_start() {
   if (mark_cycles_) mark(kCycleStartMark);
 }
 
-void TimelineWriter::begin(const std::vector<std::string_view>& tensors, std::string_view phase) {
-  record_all('B', tensors, phase);
+TimelineGroup TimelineWriter::group(const std::vector<std::string>& tensors) {
+  return make_group(tensors);
 }
 
-void TimelineWriter::end(const std::vector<std::string_view>& tensors, std::string_view phase) {
-  record_all('E', tensors, phase);
+TimelineGroup TimelineWriter::group(const std::vector<std::string_view>& tensors) {
+  return make_group(tensors);
+}
+
+template <typename Names>
+TimelineGroup TimelineWriter::make_group(const Names& tensors) noexcept {
+  if (stopped_.load(std::memory_order_relaxed)) return {};
+  ThreadSlot* s = nullptr;
+  try {
+    s = slot();
+    const TimelineGroup group{next_group_.fetch_add(1, std::memory_order_relaxed)};
+    // In chunks of kMaxGroupChunk, so that every record fits the ring of any capacity >= it.
+    for (size_t first = 0; first < tensors.size(); first += fmt::kMaxGroupChunk) {
+      const size_t count = std::min(fmt::kMaxGroupChunk, tensors.size() - first);
+      fmt::RecordBuilder<fmt::kMaxRecordWords> r(fmt::RecordKind::kGroup, group.id);
+      r.put(fmt::GroupBody{static_cast<uint32_t>(count), 0});
+      for (size_t i = first; i < first + count; ++i) r.put(tensor_id(*s, tensors[i]));
+      push(*s, r.words(), r.size());
+    }
+    return group;
+  } catch (...) {  // as in record()
+    if (s) s->dropped.fetch_add(1, std::memory_order_relaxed);
+    return {};
+  }
 }
 
 int64_t TimelineWriter::now_ns() const {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(clock_.now() - epoch_).count();
-}
-
-bool TimelineWriter::push_locked(int64_t ts, uint32_t track, uint32_t name, char ph,
-                                 const TimelineTensorMeta* meta) {
-  if (queue_.size() >= capacity_) {
-    ++dropped_;
-    return false;
-  }
-  Event& ev = queue_.emplace_back();
-  ev.ts_ns = ts;
-  ev.track = track;
-  ev.name = name;
-  ev.ph = ph;
-  ev.has_meta = meta != nullptr;
-  if (meta) ev.meta = *meta;
-  if (queue_.size() == capacity_ / 2) wake_writer_.notify_one();
-  return true;
-}
-
-void TimelineWriter::record(char ph, const std::string_view* tensor, std::string_view name,
-                            const TimelineTensorMeta* meta) noexcept {
-  const int64_t ts = now_ns();
-  std::lock_guard<std::mutex> lock(mu_);
-  if (stop_) return;
-  try {
-    const uint32_t track = tensor ? tensors_.intern(*tensor) + 1 : 0;
-    push_locked(ts, track, names_.intern(name), ph, meta);
-  } catch (...) {  // out of memory while interning: lose the event, not the training step
-    ++dropped_;
-  }
-}
-
-void TimelineWriter::record_all(char ph, const std::vector<std::string_view>& tensors,
-                                std::string_view name) noexcept {
-  const int64_t ts = now_ns();
-  std::lock_guard<std::mutex> lock(mu_);
-  if (stop_) return;
-  try {
-    const uint32_t name_id = names_.intern(name);
-    for (std::string_view tensor : tensors) {
-      push_locked(ts, tensors_.intern(tensor) + 1, name_id, ph, nullptr);
-    }
-  } catch (...) {  // as in record()
-    ++dropped_;
-  }
 }
 
 void TimelineWriter::flush() {
@@ -209,6 +273,7 @@ void TimelineWriter::close() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    stopped_.store(true);
   }
   wake_writer_.notify_one();
   if (thread_.joinable()) thread_.join();
@@ -221,34 +286,33 @@ void TimelineWriter::close() {
 }
 
 uint64_t TimelineWriter::dropped() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return dropped_;
+  std::lock_guard<std::mutex> lock(slots_mu_);
+  uint64_t total = 0;
+  for (const auto& s : slots_) total += s->dropped.load(std::memory_order_relaxed);
+  return total;
 }
 
 void TimelineWriter::run() {
-  std::vector<Event> batch;
-  batch.reserve(capacity_);
+  std::string records;
   bool failed = false;
   for (;;) {
     uint64_t generation = 0;
-    uint64_t dropped = 0;
-    size_t first_new_track = 0;
     bool stopping = false;
     {
       std::unique_lock<std::mutex> lock(mu_);
       wake_writer_.wait_for(lock, flush_interval_, [&] {
-        return stop_ || flush_requested_ != flush_done_ || queue_.size() >= capacity_ / 2;
+        return stop_ || flush_requested_ != flush_done_ ||
+               ring_half_full_.load(std::memory_order_relaxed);
       });
-      batch.swap(queue_);  // queue_ inherits batch's reserved, empty buffer
-      first_new_track = tensor_json_.size();
-      sync_names_locked();
+      ring_half_full_.store(false, std::memory_order_relaxed);
       generation = flush_requested_;
-      dropped = dropped_;
       stopping = stop_;
     }
     if (!failed) {
       try {
-        write_batch(batch, first_new_track, dropped);
+        records.clear();
+        collect(records);
+        if (!records.empty()) file_->append(records);
         if (stopping) file_->close();
       } catch (...) {  // surfaces from flush()/close(); recording goes on, unwritten
         failed = true;
@@ -256,7 +320,6 @@ void TimelineWriter::run() {
         error_ = std::current_exception();
       }
     }
-    batch.clear();
     {
       std::lock_guard<std::mutex> lock(mu_);
       flush_done_ = generation;
@@ -267,74 +330,40 @@ void TimelineWriter::run() {
   }
 }
 
-void TimelineWriter::sync_names_locked() {
-  for (size_t id = tensor_json_.size(); id < tensors_.size(); ++id) {
-    tensor_json_.push_back(json_string(tensors_.at(id)));
-  }
-  for (size_t id = name_json_.size(); id < names_.size(); ++id) {
-    name_json_.push_back(json_string(names_.at(id)));
-  }
-}
-
-void TimelineWriter::write_header() {
-  file_->append(metadata_event("process_name", rank_, -1, "name", str_cat("\"rank ", rank_, "\"")));
-  file_->append(
-      metadata_event("process_sort_index", rank_, -1, "sort_index", std::to_string(rank_)));
-  file_->append(metadata_event("thread_name", rank_, 0, "name", "\"marks\""));
-  file_->commit();
-}
-
-void TimelineWriter::write_batch(const std::vector<Event>& batch, size_t first_new_track,
-                                 uint64_t dropped) {
-  for (size_t id = first_new_track; id < tensor_json_.size(); ++id) {
-    const int tid = static_cast<int>(id + 1);
-    file_->append(metadata_event("thread_name", rank_, tid, "name", tensor_json_[id]));
-    file_->append(
-        metadata_event("thread_sort_index", rank_, tid, "sort_index", std::to_string(tid)));
-  }
-  std::string line;
-  for (const Event& ev : batch) {
-    line.clear();
-    format_event(ev, line);
-    file_->append(line);
-  }
-  if (dropped > dropped_reported_) {
-    dropped_reported_ = dropped;
-    line = str_cat(R"({"name":")", kDroppedMark, R"(","ph":"i","s":"p","ts":)");
-    append_ts(line, now_ns());
-    line += str_cat(R"(,"pid":)", rank_, R"(,"tid":0,"args":{"count":)", dropped, "}}");
-    file_->append(line);
-  }
-  file_->commit();
-}
-
-void TimelineWriter::format_event(const Event& ev, std::string& out) const {
-  out += R"({"name":)";
-  out += name_json_[ev.name];
-  out += R"(,"ph":")";
-  out.push_back(ev.ph);
-  out += ev.ph == 'i' ? R"(","s":"p","ts":)" : R"(","ts":)";
-  append_ts(out, ev.ts_ns);
-  out += R"(,"pid":)";
-  append_int(out, rank_);
-  out += R"(,"tid":)";
-  append_int(out, ev.track);
-  if (ev.has_meta) {
-    out += R"(,"args":{"dtype":")";
-    out += dtype_name(ev.meta.dtype);
-    out += R"(","size":)";
-    append_int(out, ev.meta.num_elements);
-    if (ev.meta.has_shape) {
-      out += R"(,"shape":[)";
-      for (size_t i = 0; i < ev.meta.ndims; ++i) {
-        if (i) out.push_back(',');
-        append_int(out, ev.meta.dims[i]);
-      }
-      out.push_back(']');
+void TimelineWriter::collect(std::string& out) {
+  // Rings first, names after: every name an event in the rings refers to was interned before
+  // the event was pushed, so it is in the tables by now and lands in the file no later.
+  std::string events;
+  uint64_t dropped_total = 0;
+  {
+    std::lock_guard<std::mutex> lock(slots_mu_);
+    for (const auto& s : slots_) {
+      s->ring.drain(events);
+      dropped_total += s->dropped.load(std::memory_order_relaxed);
     }
-    out.push_back('}');
   }
-  out.push_back('}');
+  {
+    std::lock_guard<std::mutex> lock(names_mu_);
+    encode_new_names_locked(out);
+  }
+  out += events;
+  if (dropped_total > dropped_reported_) {
+    dropped_reported_ = dropped_total;
+    fmt::RecordBuilder<fmt::record_words(sizeof(fmt::DroppedBody))> r(fmt::RecordKind::kDropped, 0);
+    r.put(fmt::DroppedBody{now_ns(), dropped_total});
+    out.append(reinterpret_cast<const char*>(r.words()), r.size() * fmt::kWordBytes);
+  }
+}
+
+void TimelineWriter::encode_new_names_locked(std::string& out) {
+  for (; written_tensors_ < tensors_.size(); ++written_tensors_) {
+    fmt::encode_name(fmt::RecordKind::kTensorName, static_cast<uint32_t>(written_tensors_),
+                     tensors_.at(written_tensors_), out);
+  }
+  for (; written_names_ < names_.size(); ++written_names_) {
+    fmt::encode_name(fmt::RecordKind::kPhaseName, static_cast<uint32_t>(written_names_),
+                     names_.at(written_names_), out);
+  }
 }
 
 }  // namespace hvd::core

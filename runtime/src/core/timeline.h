@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // TimelineWriter: every rank records what happens to each tensor (negotiation, queueing,
-// fusion-buffer copies, the backend's collective) as a Chrome trace, viewable in Perfetto or
+// fusion-buffer copies, the backend's collective) for a Chrome trace, viewable in Perfetto or
 // chrome://tracing. Horovod writes one timeline from rank 0; here each rank writes its own
 // file (timeline_rank_path()), with timestamps from an epoch the ranks agreed on so the tracks
-// line up, and hvdrun merges them afterwards (timeline_merge.h).
+// line up, and hvdrun (or stop_timeline()) merges them afterwards (timeline_merge.h).
 //
-// Recording is cheap on the caller's thread: it reads the clock, takes one mutex and copies a
-// fixed-size event into a bounded queue (tensor and phase names are interned, so only a name
-// seen for the first time allocates). A background thread formats and writes. When the queue
-// is full, events are dropped and counted (an EVENTS_DROPPED mark says how many), never waited
-// for. The file is valid JSON at every instant, even if the process is killed (timeline_file.h).
-//
-// Layout of the trace: pid = rank ("rank N"); tid 0 holds instant marks (CYCLE_START, FATAL);
-// each tensor gets its own tid, named after the tensor, with B/E events per phase.
+// Recording does not format: each event is a few fixed-size words (timestamp, interned name
+// id, phase, tensor or group id; timeline_format.h) copied into the calling thread's own ring
+// (timeline_ring.h), with no lock. Names are interned once per thread, in a table of its own;
+// only a name this thread has not seen takes the writer's name lock. A fused response records
+// its tensor list once, as a group, and each phase of it is one event. A background thread
+// appends the raw records to the file; the merge turns them into JSON. When a thread's ring
+// is full, events are dropped and counted (the trace gets an EVENTS_DROPPED mark), never
+// waited for. A rank killed mid-write loses at most a torn last record (timeline_file.h).
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -67,6 +68,13 @@ struct TimelineTensorMeta {
   static TimelineTensorMeta of_shape(DataType dtype, const std::vector<int64_t>& shape);
 };
 
+/// A fused response's tensor list, recorded once by TimelineWriter::group(); a phase begun or
+/// ended on it lands on every one of its tensors' tracks. The default value is no group.
+struct TimelineGroup {
+  uint32_t id = 0;
+  bool valid() const { return id != 0; }
+};
+
 struct TimelineOptions {
   /// HOROVOD_TIMELINE: the base name; this rank writes timeline_rank_path(filename, rank).
   std::string filename;
@@ -78,18 +86,19 @@ struct TimelineOptions {
   const Clock* clock = nullptr;
   /// HOROVOD_TIMELINE_MARK_CYCLES: mark_cycle_start() records a CYCLE_START mark.
   bool mark_cycles = false;
-  /// Events held for the writer thread; beyond this they are dropped and counted.
-  size_t queue_capacity = size_t{1} << 16;
-  /// The writer thread writes at least this often (sooner when the queue is half full).
+  /// Plain events each recording thread's ring holds for the writer thread (rounded up);
+  /// beyond this they are dropped and counted.
+  size_t queue_capacity = size_t{1} << 14;
+  /// The writer thread writes at least this often (sooner when a ring is half full).
   std::chrono::milliseconds flush_interval{100};
 };
 
 /// Records one rank's timeline. Recording methods may be called from any thread; they never
-/// block on I/O and never throw. Errors of the writer thread (disk full) stop the writing and
-/// resurface from flush() and close().
+/// block on I/O, never wait for another recording thread, and never throw. Errors of the
+/// writer thread (disk full) stop the writing and resurface from flush() and close().
 class TimelineWriter {
  public:
-  /// Creates the rank's file (valid, empty trace) and starts the writer thread.
+  /// Creates the rank's file (a header, no events) and starts the writer thread.
   /// Throws ConfigError when the file cannot be created.
   explicit TimelineWriter(const TimelineOptions& options);
   /// Closes, swallowing errors (call close() to see them).
@@ -102,10 +111,13 @@ class TimelineWriter {
   void begin(std::string_view tensor, std::string_view phase, const TimelineTensorMeta& meta);
   /// Ends `phase` on `tensor`'s track (phases on one track nest like a stack).
   void end(std::string_view tensor, std::string_view phase);
-  /// begin() and end() for many tensors at one timestamp, with one clock read and one lock:
-  /// a fused response records each of its phases for hundreds of tensors at once.
-  void begin(const std::vector<std::string_view>& tensors, std::string_view phase);
-  void end(const std::vector<std::string_view>& tensors, std::string_view phase);
+  /// Records `tensors` once as a group, for begin()/end() on all of them at once: a fused
+  /// response has hundreds of tensors and several phases. No group when recording is off.
+  TimelineGroup group(const std::vector<std::string>& tensors);
+  TimelineGroup group(const std::vector<std::string_view>& tensors);
+  /// begin() and end() on every tensor of `group`, with one event each.
+  void begin(TimelineGroup group, std::string_view phase);
+  void end(TimelineGroup group, std::string_view phase);
   /// An instant mark across this rank's tracks, e.g. kFatalMark.
   void mark(std::string_view name);
   /// A CYCLE_START mark when options.mark_cycles is on; otherwise nothing.
@@ -114,24 +126,17 @@ class TimelineWriter {
   /// Blocks until everything recorded before the call is in the file.
   /// Throws the writer thread's error, if any.
   void flush();
-  /// Writes what is queued and stops the writer thread; later records are ignored. Throws the
-  /// writer thread's error, if any (once). Idempotent.
+  /// Writes what is buffered and stops the writer thread; later records are ignored. Throws
+  /// the writer thread's error, if any (once). Idempotent.
   void close();
 
   /// The file this rank writes.
   const std::string& path() const { return path_; }
-  /// Events dropped so far because the queue was full.
+  /// Events dropped so far because a ring was full.
   uint64_t dropped() const;
 
  private:
-  struct Event {
-    int64_t ts_ns;   // since epoch
-    uint32_t track;  // tid: 0 for marks, else tensor id + 1
-    uint32_t name;   // id in names_
-    char ph;         // 'B', 'E' or 'i'
-    bool has_meta;
-    TimelineTensorMeta meta;
-  };
+  struct ThreadSlot;  // one recording thread's ring and name caches (timeline.cc)
   // Maps names to dense ids; the strings never move, so ids can be resolved later.
   class NameTable {
    public:
@@ -144,48 +149,61 @@ class TimelineWriter {
     std::unordered_map<std::string_view, uint32_t> ids_;
   };
 
-  void record(char ph, const std::string_view* tensor, std::string_view name,
-              const TimelineTensorMeta* meta) noexcept;
-  void record_all(char ph, const std::vector<std::string_view>& tensors,
-                  std::string_view name) noexcept;
+  ThreadSlot* slot();
+  ThreadSlot* register_thread();
+  uint32_t tensor_id(ThreadSlot& slot, std::string_view tensor);
+  uint32_t name_id(ThreadSlot& slot, std::string_view name);
+  // One event on a subject (timeline_format::Subject): the tensor named `*tensor` when given,
+  // else `subject_id`.
+  void record(char ph, uint8_t subject, uint32_t subject_id, const std::string_view* tensor,
+              std::string_view name, const TimelineTensorMeta* meta) noexcept;
+  void record_tensor(char ph, std::string_view tensor, std::string_view name,
+                     const TimelineTensorMeta* meta) noexcept;
+  template <typename Names>
+  TimelineGroup make_group(const Names& tensors) noexcept;
+  // Copies one record into the slot's ring, or counts it dropped.
+  void push(ThreadSlot& slot, const uint64_t* words, size_t n);
   int64_t now_ns() const;
-  // Queues one event with mu_ held; false (and counted) when the queue is full.
-  bool push_locked(int64_t ts, uint32_t track, uint32_t name, char ph,
-                   const TimelineTensorMeta* meta);
   void run();
-  void sync_names_locked();
-  void write_header();
-  void write_batch(const std::vector<Event>& batch, size_t first_new_track, uint64_t dropped);
-  void format_event(const Event& ev, std::string& out) const;
+  // Everything recorded so far, as records: new names first, then each ring's events, then
+  // the count of dropped events when it grew.
+  void collect(std::string& out);
+  void encode_new_names_locked(std::string& out);
 
+  const uint64_t serial_;  // tells this writer's thread slots from an older writer's
   const int rank_;
   const Clock::TimePoint epoch_;
   SteadyClock steady_;
   const Clock& clock_;
   const bool mark_cycles_;
-  const size_t capacity_;
+  const size_t ring_words_;
   const std::chrono::milliseconds flush_interval_;
   std::string path_;
   std::unique_ptr<TimelineFile> file_;  // writer thread only, after construction
 
-  mutable std::mutex mu_;
+  std::atomic<bool> stopped_{false};         // recording is off once set
+  std::atomic<bool> ring_half_full_{false};  // a producer asks the writer to come early
+  std::atomic<uint32_t> next_group_{1};
+
+  mutable std::mutex slots_mu_;  // guards slots_ (the list, not the rings' contents)
+  std::vector<std::unique_ptr<ThreadSlot>> slots_;
+
+  std::mutex names_mu_;  // guards the tables and written_*
+  NameTable tensors_;
+  NameTable names_;  // phases and marks
+  size_t written_tensors_ = 0;
+  size_t written_names_ = 0;
+
+  std::mutex mu_;  // guards what follows
   std::condition_variable wake_writer_;
   std::condition_variable flushed_;
-  std::vector<Event> queue_;  // guarded by mu_
-  NameTable tensors_;         // guarded by mu_
-  NameTable names_;           // phases and marks; guarded by mu_
-  uint64_t dropped_ = 0;      // guarded by mu_
   uint64_t flush_requested_ = 0;
   uint64_t flush_done_ = 0;
   bool stop_ = false;
   bool finished_ = false;
   std::exception_ptr error_;
 
-  // Writer thread only: names already announced, as JSON strings.
-  std::vector<std::string> tensor_json_;
-  std::vector<std::string> name_json_;
-  uint64_t dropped_reported_ = 0;
-
+  uint64_t dropped_reported_ = 0;  // writer thread only
   std::thread thread_;
 };
 

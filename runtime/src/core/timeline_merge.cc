@@ -6,10 +6,9 @@
 #include <fstream>
 #include <sstream>
 #include <string_view>
-#include <utility>
 
-#include <nlohmann/json.hpp>
-
+#include "core/timeline_chrome.h"
+#include "core/timeline_decode.h"
 #include "files/atomic_file.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
@@ -17,107 +16,76 @@
 namespace hvd::core {
 namespace {
 
-using nlohmann::json;
-
-// Cut points tried when recovering a truncated file; each costs one parse of the prefix.
-constexpr int kMaxRecoveryAttempts = 64;
-
-enum class LoadState { kComplete, kTruncated, kMissing };
-
-struct Loaded {
-  LoadState state = LoadState::kMissing;
-  json events = json::array();
-  std::string problem;
-};
-
-bool read_file(const std::string& path, std::string& text) {
+void read_file(const std::string& path, std::string& bytes) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
+  if (!in) throw ConfigError(std::strerror(errno));
   std::ostringstream buf;
   buf << in.rdbuf();
-  text = buf.str();
-  return !in.bad();
+  if (in.bad()) throw ConfigError(std::strerror(errno));
+  bytes = buf.str();
 }
 
-// The event array inside a parsed trace, or null when it is not a trace.
-json* events_of(json& doc) {
-  if (doc.is_array()) return &doc;
-  if (doc.is_object() && doc.contains("traceEvents") && doc["traceEvents"].is_array()) {
-    return &doc["traceEvents"];
-  }
-  return nullptr;
-}
+// The merged trace as a JSON array, streamed into an hvd::files::AtomicFile: a mkstemp name
+// beside `out` (never the predictable OUT.tmpPID, which another user's symlink could aim at a
+// file of ours), fsync, rename, directory fsync; readers see the old file or the whole new one.
+class TraceOutput {
+ public:
+  explicit TraceOutput(const std::string& out) : file_(out) { buf_ = "["; }
 
-// A killed writer leaves a prefix of an array: keep the longest prefix that ends after a
-// complete element, found by closing the array after each '}' from the end.
-bool recover_prefix(const std::string& text, json& events) {
-  const size_t start = text.find_first_not_of(" \t\r\n");
-  if (start == std::string::npos || text[start] != '[') return false;
-  size_t pos = text.size();
-  for (int attempt = 0; attempt < kMaxRecoveryAttempts; ++attempt) {
-    pos = text.rfind('}', pos == 0 ? 0 : pos - 1);
-    if (pos == std::string::npos || pos < start) return false;
-    json doc = json::parse(text.substr(0, pos + 1) + "]", nullptr, false);
-    if (!doc.is_discarded() && doc.is_array()) {
-      events = std::move(doc);
-      return true;
+  void add(std::string_view element) {
+    buf_ += events_ ? ",\n" : "\n";
+    buf_ += element;
+    ++events_;
+    if (buf_.size() >= kChunk) {
+      file_.write(buf_);
+      buf_.clear();
     }
   }
-  return false;
-}
 
-Loaded load_rank_file(const std::string& path, int rank) {
-  Loaded r;
-  std::string text;
-  if (!read_file(path, text)) {
-    r.problem = str_cat("rank ", rank, ": ", path, ": ", std::strerror(errno));
-    return r;
+  size_t commit() {
+    buf_ += "\n]\n";
+    file_.write(buf_);
+    file_.commit();
+    return events_;
   }
-  json doc = json::parse(text, nullptr, false);
-  if (!doc.is_discarded()) {
-    if (json* ev = events_of(doc)) {
-      r.state = LoadState::kComplete;
-      r.events = std::move(*ev);
-      return r;
-    }
-  } else if (recover_prefix(text, r.events)) {
-    r.state = LoadState::kTruncated;
-    r.problem = str_cat("rank ", rank, ": ", path, ": truncated; kept ", r.events.size(),
-                        " complete events");
-    return r;
+
+ private:
+  static constexpr size_t kChunk = 1 << 20;
+  files::AtomicFile file_;
+  std::string buf_;
+  size_t events_ = 0;
+};
+
+// One rank's file into `output`; what went wrong is added to `result`.
+void merge_rank(const std::string& path, int rank, TraceOutput& output,
+                TimelineMergeResult& result) {
+  DecodedTimeline timeline;
+  try {
+    std::string bytes;
+    read_file(path, bytes);
+    timeline = decode_timeline(bytes);
+  } catch (const Error& e) {
+    result.missing.push_back(rank);
+    result.problems.push_back(str_cat("rank ", rank, ": ", path, ": ", e.what()));
+    return;
   }
-  r.problem = str_cat("rank ", rank, ": ", path, ": not a Chrome trace");
-  return r;
-}
-
-bool has_string(const json& ev, const char* key, std::string_view value) {
-  const auto it = ev.find(key);
-  return it != ev.end() && it->is_string() && it->get_ref<const std::string&>() == value;
-}
-
-bool is_process_metadata(const json& ev) {
-  return has_string(ev, "ph", "M") &&
-         (has_string(ev, "name", "process_name") || has_string(ev, "name", "process_sort_index"));
-}
-
-// Writes `events` to `out` through hvd::files::AtomicFile: a mkstemp name beside `out` (never
-// the predictable OUT.tmpPID, which another user's symlink could aim at a file of ours), fsync,
-// rename, directory fsync; readers see the old file or the whole new one.
-void write_atomically(const std::vector<json>& events, const std::string& out) {
-  constexpr size_t kChunk = 1 << 20;
-  files::AtomicFile file(out);
-  std::string buf = "[";
-  for (size_t i = 0; i < events.size(); ++i) {
-    buf += i ? ",\n" : "\n";
-    buf += events[i].dump(-1, ' ', false, json::error_handler_t::replace);
-    if (buf.size() >= kChunk) {
-      file.write(buf);
-      buf.clear();
-    }
+  // Our own names for the group, whatever the file said, so groups sort by rank.
+  output.add(str_cat(R"({"name":"process_name","ph":"M","pid":)", rank, R"(,"args":{"name":"rank )",
+                     rank, R"("}})"));
+  output.add(str_cat(R"({"name":"process_sort_index","ph":"M","pid":)", rank,
+                     R"(,"args":{"sort_index":)", rank, "}}"));
+  const ChromeEventCounts counts =
+      write_chrome_events(timeline, rank, [&](std::string_view ev) { output.add(ev); });
+  result.merged.push_back(rank);
+  if (timeline.end != DecodedTimeline::End::kComplete) {
+    result.truncated.push_back(rank);
+    result.problems.push_back(str_cat("rank ", rank, ": ", path, ": ", timeline.problem, "; kept ",
+                                      timeline.events.size(), " complete events"));
   }
-  buf += "\n]\n";
-  file.write(buf);
-  file.commit();
+  if (counts.unresolved > 0) {
+    result.problems.push_back(str_cat("rank ", rank, ": ", path, ": ", counts.unresolved,
+                                      " events name a tensor or phase the file lacks"));
+  }
 }
 
 }  // namespace
@@ -129,40 +97,17 @@ std::string timeline_rank_path(const std::string& base, int rank) {
       stem.compare(stem.size() - kExt.size(), kExt.size(), kExt) == 0) {
     stem.resize(stem.size() - kExt.size());
   }
-  return str_cat(stem, ".rank", rank, ".json");
+  return str_cat(stem, ".rank", rank, ".bin");
 }
 
 TimelineMergeResult merge_timelines(const std::vector<std::string>& rank_files,
                                     const std::string& out) {
   TimelineMergeResult result;
-  std::vector<json> merged;
+  TraceOutput output(out);
   for (size_t i = 0; i < rank_files.size(); ++i) {
-    const int rank = static_cast<int>(i);
-    Loaded loaded = load_rank_file(rank_files[i], rank);
-    if (!loaded.problem.empty()) result.problems.push_back(loaded.problem);
-    if (loaded.state == LoadState::kMissing) {
-      result.missing.push_back(rank);
-      continue;
-    }
-    // Our own names for the group, whatever the file said, so groups sort by rank.
-    merged.push_back(json{{"name", "process_name"},
-                          {"ph", "M"},
-                          {"pid", rank},
-                          {"args", {{"name", str_cat("rank ", rank)}}}});
-    merged.push_back(json{{"name", "process_sort_index"},
-                          {"ph", "M"},
-                          {"pid", rank},
-                          {"args", {{"sort_index", rank}}}});
-    for (json& ev : loaded.events) {
-      if (!ev.is_object() || is_process_metadata(ev)) continue;
-      ev["pid"] = rank;
-      merged.push_back(std::move(ev));
-    }
-    result.merged.push_back(rank);
-    if (loaded.state == LoadState::kTruncated) result.truncated.push_back(rank);
+    merge_rank(rank_files[i], static_cast<int>(i), output, result);
   }
-  write_atomically(merged, out);
-  result.events = merged.size();
+  result.events = output.commit();
   return result;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Timeline file names and the merge of per-rank traces into one. Depends only on the error
-// header and nlohmann_json, so that hvdrun can merge after the ranks end (even killed ones)
-// without linking libhvd.
+// Timeline file names and the merge of per-rank timelines into one Chrome trace. The ranks
+// write raw binary records (timeline_format.h); this is where they become JSON, once, after
+// the run. Depends only on the error header, hvd_files and nlohmann_json, so that hvdrun can
+// merge after the ranks end (even killed ones) without linking libhvd.
 
 #include <cstddef>
 #include <string>
@@ -11,24 +12,24 @@
 namespace hvd::core {
 
 /// The file rank `rank` writes for HOROVOD_TIMELINE=`base`: a trailing ".json" is dropped and
-/// ".rank<N>.json" added ("/tmp/tl.json", 3 -> "/tmp/tl.rank3.json"), so that `base` itself can
+/// ".rank<N>.bin" added ("/tmp/tl.json", 3 -> "/tmp/tl.rank3.bin"), so that `base` itself can
 /// be the merged trace.
 std::string timeline_rank_path(const std::string& base, int rank);
 
 /// What merge_timelines() found, rank by rank.
 struct TimelineMergeResult {
-  std::vector<int> merged;     // ranks with at least one event in the output
-  std::vector<int> truncated;  // subset of merged: the file was cut short, its valid prefix kept
-  std::vector<int> missing;    // no file, unreadable, or nothing valid in it
-  std::vector<std::string> problems;  // one human-readable line per truncated or missing rank
+  std::vector<int> merged;     // ranks whose file had a valid header: their events are in
+  std::vector<int> truncated;  // subset of merged: torn or damaged; its complete records kept
+  std::vector<int> missing;    // no file, unreadable, or not a timeline file
+  std::vector<std::string> problems;  // one human-readable line per problem, "rank N: ..."
   size_t events = 0;                  // events written, metadata included
 };
 
-/// Merges Chrome traces (JSON array, or object with "traceEvents") into one JSON-array trace
-/// at `out`, written atomically (temp file + rename). rank_files[i] belongs to rank i; every
-/// event's pid is set to i, so each rank is one track group named "rank i". A truncated file
-/// contributes its complete leading events. Throws ConfigError when `out` cannot be written;
-/// missing inputs are reported, not thrown.
+/// Merges per-rank timeline files into one JSON-array Chrome trace at `out` (Perfetto and
+/// chrome://tracing open it), written atomically (temp file + rename). rank_files[i] belongs
+/// to rank i and becomes the track group "rank i" (pid i). A file cut short or damaged
+/// contributes every complete record before the damage. Throws ConfigError when `out` cannot
+/// be written; bad inputs are reported, not thrown.
 TimelineMergeResult merge_timelines(const std::vector<std::string>& rank_files,
                                     const std::string& out);
 

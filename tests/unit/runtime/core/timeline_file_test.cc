@@ -4,92 +4,76 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "core/timeline_decode.h"
+#include "core/timeline_format.h"
 #include "hvd/error.h"
 #include "timeline_test_util.h"
 
 using hvd::core::TimelineFile;
-using hvd::test::read_json;
 using hvd::test::read_text;
 using hvd::test::TempDir;
+namespace fmt = hvd::core::timeline_format;
 
 namespace {
 
-// A JSON object of exactly `bytes` bytes: {"i":N,"p":"xxxx"}.
-std::string element(int i, size_t bytes) {
-  std::string e = "{\"i\":" + std::to_string(i) + ",\"p\":\"";
-  const size_t tail = 2;  // "}
-  e.append(bytes > e.size() + tail ? bytes - e.size() - tail : 0, 'x');
-  return e + "\"}";
+// A mark event record (name id 0) at `ts`, as bytes.
+std::string mark_record(int64_t ts) {
+  fmt::RecordHeader h{fmt::RecordKind::kEvent, fmt::kRecordMarker,
+                      static_cast<uint16_t>(fmt::kEventWords), 0};
+  fmt::EventBody b{ts, 'i', fmt::Subject::kMarks, 0, 0};
+  std::string out(sizeof(h) + sizeof(b), '\0');
+  std::memcpy(out.data(), &h, sizeof(h));
+  std::memcpy(out.data() + sizeof(h), &b, sizeof(b));
+  return out;
 }
 
 }  // namespace
 
-TEST_CASE("timeline file: a new file is an empty JSON array") {
+TEST_CASE("timeline file: a new file is a header with the rank and no records") {
   TempDir dir;
-  TimelineFile f(dir.file("t.json"));
-  CHECK(read_json(f.path()) == nlohmann::json::array());
+  TimelineFile f(dir.file("t.bin"), 7);
+  const std::string bytes = read_text(f.path());
+  REQUIRE(bytes.size() == fmt::kFileHeaderBytes);
+  const hvd::core::DecodedTimeline t = hvd::core::decode_timeline(bytes);
+  CHECK(t.rank == 7);
+  CHECK(t.events.empty());
+  CHECK(t.end == hvd::core::DecodedTimeline::End::kComplete);
 }
 
-TEST_CASE("timeline file: valid JSON after every commit across many page boundaries") {
-  // A mapping of 2 pages is remapped at nearly every boundary, 3 pages at every other one, and
-  // the default window is not left at all: each way of crossing writes the same file.
-  for (size_t window_pages : {size_t{2}, size_t{3}, TimelineFile::kDefaultWindowPages}) {
-    CAPTURE(window_pages);
-    TempDir dir;
-    TimelineFile f(dir.file("t.json"), window_pages);
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    const size_t sizes[] = {20, 333, 1000, page / 2, f.max_element_bytes(), 7, page - 100};
-    int n = 0;
-    for (int round = 0; round < 30; ++round) {
-      for (size_t s : sizes) {
-        f.append(element(n++, s));
-        if (n % 3 == 0) {
-          f.commit();
-          const nlohmann::json doc = read_json(f.path());
-          REQUIRE(doc.size() == static_cast<size_t>(n));
-          CHECK(doc.back()["i"] == n - 1);
-        }
-      }
-    }
-    f.close();
-    const std::string text = read_text(f.path());
-    CHECK(text.size() > 20 * page);
-    CHECK(text.substr(text.size() - 2) == "]\n");
-    const nlohmann::json doc = read_json(f.path());
-    REQUIRE(doc.size() == static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) CHECK(doc[static_cast<size_t>(i)]["i"] == i);
-  }
-}
-
-TEST_CASE("timeline file: an element larger than a page is a bug, not a broken file") {
+TEST_CASE("timeline file: appends land in order and decode back") {
   TempDir dir;
-  TimelineFile f(dir.file("t.json"));
-  CHECK_THROWS_AS(f.append(element(0, f.max_element_bytes() + 1)), hvd::InternalError);
-  f.append(element(1, 10));
+  TimelineFile f(dir.file("t.bin"), 0);
+  for (int i = 0; i < 100; ++i) f.append(mark_record(i) + mark_record(1000 + i));
   f.close();
-  CHECK(read_json(f.path()).size() == 1);
+  f.close();  // idempotent
+  const hvd::core::DecodedTimeline t = hvd::core::decode_timeline(read_text(f.path()));
+  REQUIRE(t.events.size() == 200);
+  CHECK(t.events[0].ts_ns == 0);
+  CHECK(t.events[1].ts_ns == 1000);
+  CHECK(t.events[199].ts_ns == 1099);
 }
 
 TEST_CASE("timeline file: a folder that does not exist is a ConfigError") {
   TempDir dir;
-  CHECK_THROWS_AS(TimelineFile(dir.file("no/such/dir/t.json")), hvd::ConfigError);
+  CHECK_THROWS_AS(TimelineFile(dir.file("no/such/dir/t.bin"), 0), hvd::ConfigError);
 }
 
 TEST_CASE("timeline file: a symlink planted at the old temporary name is not followed") {
   TempDir dir;
-  const std::string path = dir.file("t.json");
+  const std::string path = dir.file("t.bin");
   const std::string victim = dir.file("victim");
   { std::ofstream(victim) << "precious\n"; }
-  // The old code opened path + ".tmp" + pid with O_TRUNC, through any symlink there.
+  // An old version opened path + ".tmp" + pid with O_TRUNC, through any symlink there.
   std::filesystem::create_symlink(victim, path + ".tmp" + std::to_string(::getpid()));
-  TimelineFile f(path);
-  f.append(element(1, 40));
+  TimelineFile f(path, 0);
+  f.append(mark_record(1));
   f.close();
   CHECK(read_text(victim) == "precious\n");
-  CHECK(read_json(path).size() == 1);
+  CHECK(hvd::core::decode_timeline(read_text(path)).events.size() == 1);
   CHECK_FALSE(std::filesystem::is_symlink(path));
 }

@@ -33,6 +33,7 @@ std::string write_rank(const TempDir& dir, int rank, int n) {
   o.rank = rank;
   o.clock = &clock;
   o.epoch = clock.now();
+  o.flush_interval = std::chrono::hours(1);  // all written at close: names, then the events
   core::TimelineWriter tl(o);
   for (int i = 0; i < n; ++i) {
     const std::string name = "grad/" + std::to_string(i);
@@ -47,20 +48,19 @@ std::string write_rank(const TempDir& dir, int rank, int n) {
 }  // namespace
 
 TEST_CASE("timeline merge: rank file names drop a .json suffix") {
-  CHECK(core::timeline_rank_path("/tmp/tl.json", 3) == "/tmp/tl.rank3.json");
-  CHECK(core::timeline_rank_path("/tmp/tl", 0) == "/tmp/tl.rank0.json");
-  CHECK(core::timeline_rank_path(".json", 1) == ".json.rank1.json");
+  CHECK(core::timeline_rank_path("/tmp/tl.json", 3) == "/tmp/tl.rank3.bin");
+  CHECK(core::timeline_rank_path("/tmp/tl", 0) == "/tmp/tl.rank0.bin");
+  CHECK(core::timeline_rank_path(".json", 1) == ".json.rank1.bin");
 }
 
 TEST_CASE("timeline merge: three ranks, one truncated and one missing") {
   TempDir dir;
   const std::string r0 = write_rank(dir, 0, 5);
   const std::string r1 = write_rank(dir, 1, 40);
-  const std::string r2 = dir.file("tl.rank2.json");  // never written: the rank died early
-  // Cut rank 1 in the middle of an event, as a kill during a plain write would.
+  const std::string r2 = dir.file("tl.rank2.bin");  // never written: the rank died early
+  // Cut rank 1 in the middle of its last record (an end event), as a kill during a write would.
   const std::string full = read_text(r1);
-  const size_t cut = full.rfind("{\"name\":\"NEGOTIATE\"", full.size() - 10) + 15;
-  write_text(r1, full.substr(0, cut));
+  write_text(r1, full.substr(0, full.size() - 10));
 
   const std::string out = dir.file("tl.json");
   const core::TimelineMergeResult res = core::merge_timelines({r0, r1, r2}, out);
@@ -92,19 +92,42 @@ TEST_CASE("timeline merge: three ranks, one truncated and one missing") {
   }
 }
 
-TEST_CASE("timeline merge: garbage is missing, object-form traces are accepted") {
+TEST_CASE("timeline merge: not a timeline, or another format version, is missing") {
   TempDir dir;
-  const std::string garbage = dir.file("g.json");
-  const std::string object_form = dir.file("o.json");
-  write_text(garbage, "this is not json");
-  write_text(object_form, R"({"traceEvents":[{"name":"X","ph":"i","ts":1,"pid":7,"tid":0}]})");
-  const auto res = core::merge_timelines({garbage, object_form}, dir.file("out.json"));
-  CHECK(res.missing == std::vector<int>{0});
-  CHECK(res.merged == std::vector<int>{1});
+  const std::string garbage = dir.file("g.bin");
+  const std::string json_trace = dir.file("o.json");
+  const std::string future = dir.file("f.bin");
+  const std::string empty = dir.file("e.bin");
+  write_text(garbage, "this is not a timeline at all");
+  write_text(json_trace, R"({"traceEvents":[{"name":"X","ph":"i","ts":1,"pid":7,"tid":0}]})");
+  std::string next_version = read_text(write_rank(dir, 0, 1)).substr(0, 16);
+  next_version[12] = 2;
+  write_text(future, next_version);
+  write_text(empty, "");
+  const auto res =
+      core::merge_timelines({garbage, json_trace, future, empty}, dir.file("out.json"));
+  CHECK(res.missing == std::vector<int>{0, 1, 2, 3});
+  REQUIRE(res.problems.size() == 4);
+  CHECK(res.problems[0].find("not an hvd timeline file") != std::string::npos);
+  CHECK(res.problems[2].find("format version 2") != std::string::npos);
+  CHECK(read_json(dir.file("out.json")).empty());
+}
+
+TEST_CASE("timeline merge: a damaged record keeps the records before it") {
+  TempDir dir;
+  const std::string r0 = write_rank(dir, 0, 30);
+  std::string bytes = read_text(r0);
+  // Records: header, 30 tensor names and one phase name, then 60 events of 24 bytes each.
+  const size_t tenth_event = bytes.size() - 50 * 24;
+  bytes[tenth_event + 1] = 0;  // its marker byte
+  write_text(r0, bytes);
+  const auto res = core::merge_timelines({r0}, dir.file("out.json"));
+  CHECK(res.truncated == std::vector<int>{0});
+  REQUIRE(res.problems.size() == 1);
+  CHECK(res.problems[0].find("not a record at byte " + std::to_string(tenth_event)) !=
+        std::string::npos);
   const json trace = read_json(dir.file("out.json"));
-  const auto x = events(trace, "i", "X");
-  REQUIRE(x.size() == 1);
-  CHECK(x[0]["pid"] == 1);  // the rank's place in the list, not what the file said
+  CHECK(events(trace, "B", "NEGOTIATE").size() + events(trace, "E", "NEGOTIATE").size() == 10);
 }
 
 TEST_CASE("timeline merge: an unwritable output is a ConfigError") {

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/clock.h"
 #include "core/timeline_merge.h"
@@ -22,7 +23,7 @@ namespace core = hvd::core;
 namespace phase = hvd::core::timeline_phase;
 using hvd::FakeClock;
 using hvd::test::events;
-using hvd::test::read_json;
+using hvd::test::read_rank_trace;
 using hvd::test::TempDir;
 using nlohmann::json;
 using std::chrono::microseconds;
@@ -54,7 +55,7 @@ TEST_CASE("timeline: events carry pid rank, a track per tensor, phase names and 
   TempDir dir;
   FakeClock clock;
   core::TimelineWriter tl(options(dir, 3, clock));
-  CHECK(tl.path() == dir.file("timeline.rank3.json"));
+  CHECK(tl.path() == dir.file("timeline.rank3.bin"));
   const std::string nccl = core::backend_op_phase("nccl", "allreduce");
   CHECK(nccl == "NCCL_ALLREDUCE");
 
@@ -74,7 +75,7 @@ TEST_CASE("timeline: events carry pid rank, a track per tensor, phase names and 
   }
   tl.close();
 
-  const json trace = read_json(tl.path());
+  const json trace = read_rank_trace(tl.path(), 3);
   REQUIRE(trace.is_array());
   const auto pname = events(trace, "M", "process_name");
   REQUIRE(pname.size() == 1);
@@ -114,7 +115,7 @@ TEST_CASE("timeline: CYCLE_START only when mark_cycles is on, FATAL always") {
     tl.mark_cycle_start();
     tl.mark(core::kFatalMark);
     tl.close();
-    const json trace = read_json(tl.path());
+    const json trace = read_rank_trace(tl.path(), 0);
     CHECK(events(trace, "i", "CYCLE_START").size() == (on ? 2u : 0u));
     const auto fatal = events(trace, "i", "FATAL");
     REQUIRE(fatal.size() == 1);
@@ -123,20 +124,61 @@ TEST_CASE("timeline: CYCLE_START only when mark_cycles is on, FATAL always") {
   }
 }
 
-TEST_CASE("timeline: the file is valid JSON while open, after flush and after close") {
+TEST_CASE("timeline: the file merges while open, after flush and after close") {
   TempDir dir;
   FakeClock clock;
   core::TimelineWriter tl(options(dir, 1, clock));
-  CHECK(read_json(tl.path()).size() == 3);  // process name, sort index, marks track
+  CHECK(read_rank_trace(tl.path(), 1).size() == 3);  // process name, sort index, marks track
   tl.begin("x", phase::kQueue);
   tl.flush();
-  CHECK(events(read_json(tl.path()), "B").size() == 1);
+  CHECK(events(read_rank_trace(tl.path(), 1), "B").size() == 1);
   tl.end("x", phase::kQueue);
   tl.close();
   tl.close();                    // idempotent
   tl.begin("x", phase::kQueue);  // ignored after close
-  CHECK(events(read_json(tl.path()), "E").size() == 1);
-  CHECK(events(read_json(tl.path()), "B").size() == 1);
+  CHECK(events(read_rank_trace(tl.path(), 1), "E").size() == 1);
+  CHECK(events(read_rank_trace(tl.path(), 1), "B").size() == 1);
+}
+
+TEST_CASE("timeline: a group's phases land on every one of its tensors' tracks") {
+  TempDir dir;
+  FakeClock clock;
+  core::TimelineWriter tl(options(dir, 0, clock));
+  std::vector<std::string> names;
+  for (int i = 0; i < 600; ++i) names.push_back("g" + std::to_string(i));  // several chunks
+  for (const std::string& n : names) tl.begin(n, phase::kNegotiate);
+  clock.advance(microseconds(5));
+  const core::TimelineGroup group = tl.group(names);
+  REQUIRE(group.valid());
+  tl.end(group, phase::kNegotiate);
+  for (std::string_view p : {phase::kMemcpyInFusionBuffer, phase::kMemcpyOutFusionBuffer}) {
+    tl.begin(group, p);
+    clock.advance(microseconds(1));
+    tl.end(group, p);
+  }
+  tl.end(core::TimelineGroup{}, phase::kQueue);  // no group: nothing recorded
+  tl.close();
+  const json trace = read_rank_trace(tl.path(), 0);
+  const auto t = tids(trace);
+  CHECK(t.size() == names.size() + 1);               // and "marks"
+  std::map<int, std::vector<std::string>> by_track;  // tid -> "B:NAME" / "E:NAME" in order
+  for (const json& ev : trace) {
+    if (ev["ph"] == "B" || ev["ph"] == "E") {
+      by_track[ev["tid"].get<int>()].push_back(ev["ph"].get<std::string>() + ":" +
+                                               ev["name"].get<std::string>());
+    }
+  }
+  const std::vector<std::string> expected = {"B:NEGOTIATE",
+                                             "E:NEGOTIATE",
+                                             "B:MEMCPY_IN_FUSION_BUFFER",
+                                             "E:MEMCPY_IN_FUSION_BUFFER",
+                                             "B:MEMCPY_OUT_FUSION_BUFFER",
+                                             "E:MEMCPY_OUT_FUSION_BUFFER"};
+  for (const std::string& n : names) {
+    INFO(n);
+    CHECK(by_track[t.at(n)] == expected);
+  }
+  CHECK(events(trace, "E", "QUEUE").empty());
 }
 
 TEST_CASE("timeline: odd tensor names stay valid JSON") {
@@ -148,8 +190,9 @@ TEST_CASE("timeline: odd tensor names stay valid JSON") {
   const std::string long_name(5000, 'n');
   for (const std::string& n : {quoted, bad_utf8, long_name}) tl.begin(n, phase::kQueue);
   tl.close();
-  const auto t = tids(read_json(tl.path()));
+  const auto t = tids(read_rank_trace(tl.path(), 0));
   CHECK(t.count(quoted) == 1);
+  CHECK(t.count(std::string(256, 'n') + "...") == 1);  // long names are cut
   CHECK(t.size() == 4);
 }
 
@@ -162,7 +205,7 @@ TEST_CASE("timeline: a full queue drops events and the trace says how many") {
   constexpr int kEvents = 50000;
   for (int i = 0; i < kEvents; ++i) tl.mark("m");
   tl.close();
-  const json trace = read_json(tl.path());
+  const json trace = read_rank_trace(tl.path(), 0);
   const uint64_t written = events(trace, "i", "m").size();
   CHECK(written + tl.dropped() == kEvents);
   if (tl.dropped() > 0) {
@@ -172,7 +215,39 @@ TEST_CASE("timeline: a full queue drops events and the trace says how many") {
   }
 }
 
-TEST_CASE("timeline: a rank killed with SIGKILL leaves a valid JSON file") {
+TEST_CASE("timeline: threads record at once, each into its own ring, and nothing is lost") {
+  TempDir dir;
+  FakeClock clock;
+  core::TimelineOptions o = options(dir, 0, clock);
+  o.flush_interval = milliseconds(1);
+  o.queue_capacity = size_t{1} << 16;  // room for all: a starved writer must not drop any
+  core::TimelineWriter tl(o);
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 20000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&tl, t] {
+      const std::vector<std::string> names = {"t" + std::to_string(t) + "/a",
+                                              "t" + std::to_string(t) + "/b"};
+      for (int i = 0; i < kPerThread; ++i) {
+        const core::TimelineGroup g = tl.group(names);
+        tl.begin(g, phase::kQueue);
+        tl.end(g, phase::kQueue);
+      }
+    });
+  }
+  for (int i = 0; i < 20; ++i) tl.flush();  // the writer drains while they record
+  for (std::thread& t : threads) t.join();
+  tl.close();
+  const json trace = read_rank_trace(tl.path(), 0);
+  CHECK(tl.dropped() == 0);
+  // Each begin and end lands on both tensors of its group.
+  CHECK(events(trace, "B", "QUEUE").size() == size_t{2} * kThreads * kPerThread);
+  CHECK(events(trace, "E", "QUEUE").size() == size_t{2} * kThreads * kPerThread);
+  CHECK(tids(trace).size() == 2 * kThreads + 1);
+}
+
+TEST_CASE("timeline: a rank killed with SIGKILL leaves a file the merge recovers") {
   TempDir dir;
   for (int trial = 0; trial < 12; ++trial) {
     const std::string base = dir.file("killed" + std::to_string(trial) + ".json");
@@ -190,7 +265,7 @@ TEST_CASE("timeline: a rank killed with SIGKILL leaves a valid JSON file") {
         const core::TimelineTensorMeta meta =
             core::TimelineTensorMeta::of_shape(hvd::DataType::kFloat32, {128, 3, 3});
         for (uint64_t i = 0;; ++i) {
-          const uint64_t layer = i % 97;  // names of many lengths, so events straddle pages
+          const uint64_t layer = i % 97;  // names of many lengths: name records of many sizes
           const std::string name =
               "grad/layer" + std::to_string(layer) + std::string(layer * 2, 'x');
           tl.begin(name, phase::kNegotiate, meta);
@@ -217,7 +292,14 @@ TEST_CASE("timeline: a rank killed with SIGKILL leaves a valid JSON file") {
     CHECK(WTERMSIG(status) == SIGKILL);
 
     INFO("trial " << trial);
-    const json trace = read_json(path);
+    const std::string out = dir.file("merged" + std::to_string(trial) + ".json");
+    std::vector<std::string> files(static_cast<size_t>(trial) + 1, dir.file("absent"));
+    files.back() = path;
+    const core::TimelineMergeResult merged = core::merge_timelines(files, out);
+    REQUIRE(merged.merged == std::vector<int>{trial});
+    // Every complete record is kept: no event names anything the file lacks.
+    for (const std::string& p : merged.problems) CHECK(p.find("lacks") == std::string::npos);
+    const json trace = hvd::test::read_json(out);
     REQUIRE(trace.is_array());
     CHECK(events(trace, "M", "process_name").size() == 1);
     CHECK(events(trace, "B", "NEGOTIATE").size() > 10);

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/timeline_merge.h"
+
 namespace hvd::test {
 
 /// A fresh folder under the system's temporary directory, removed with its contents.
@@ -56,6 +58,16 @@ inline nlohmann::json read_json(const std::string& path) {
                 << " bytes), tail: " << text.substr(text.size() > 200 ? text.size() - 200 : 0));
   REQUIRE_FALSE(doc.is_discarded());
   return doc;
+}
+
+/// Rank `rank`'s timeline file as the Chrome trace the merge makes of it (pid `rank`).
+inline nlohmann::json read_rank_trace(const std::string& path, int rank) {
+  std::vector<std::string> files(static_cast<size_t>(rank) + 1, path + ".absent");
+  files.back() = path;
+  const std::string out = path + ".merged.json";
+  const hvd::core::TimelineMergeResult r = hvd::core::merge_timelines(files, out);
+  REQUIRE(r.merged == std::vector<int>{rank});
+  return read_json(out);
 }
 
 /// Events of `trace` with the given "ph" (and "name", when not empty).

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/timeline_decode.h"
+
+#include <cstring>
+
+#include "hvd/error.h"
+#include "hvd/str_cat.h"
+
+namespace hvd::core {
+namespace {
+
+namespace fmt = timeline_format;
+
+template <typename T>
+T read_at(std::string_view bytes, size_t offset) {
+  T value;
+  std::memcpy(&value, bytes.data() + offset, sizeof(T));
+  return value;
+}
+
+// One record's bytes, header included; `body_bytes` is how much of it follows the header.
+struct Record {
+  fmt::RecordHeader header;
+  std::string_view body;
+};
+
+class Decoder {
+ public:
+  explicit Decoder(DecodedTimeline& out) : out_(out) {}
+
+  // False (and out_.problem set) when the record is invalid.
+  bool take(const Record& r) {
+    switch (r.header.kind) {
+      case fmt::RecordKind::kTensorName:
+        return take_name(r, out_.tensors);
+      case fmt::RecordKind::kPhaseName:
+        return take_name(r, out_.names);
+      case fmt::RecordKind::kEvent:
+      case fmt::RecordKind::kEventMeta:
+        return take_event(r);
+      case fmt::RecordKind::kGroup:
+        return take_group(r);
+      case fmt::RecordKind::kDropped:
+        if (r.body.size() < sizeof(fmt::DroppedBody)) return invalid("short drop record");
+        out_.drops.push_back({read_at<int64_t>(r.body, 0), read_at<uint64_t>(r.body, 8)});
+        return true;
+    }
+    return invalid(str_cat("unknown record kind ", static_cast<int>(r.header.kind)));
+  }
+
+  const std::string& why() const { return why_; }
+
+ private:
+  bool invalid(std::string why) {
+    why_ = std::move(why);
+    return false;
+  }
+
+  bool take_name(const Record& r, std::unordered_map<uint32_t, std::string>& table) {
+    if (r.body.size() < sizeof(fmt::NameBody)) return invalid("short name record");
+    const auto body = read_at<fmt::NameBody>(r.body, 0);
+    if (body.bytes > fmt::kMaxNameBytes || body.bytes > r.body.size() - sizeof(fmt::NameBody)) {
+      return invalid(str_cat("a name of ", body.bytes, " bytes"));
+    }
+    std::string name(r.body.substr(sizeof(fmt::NameBody), body.bytes));
+    if (body.cut != 0) name += "...";
+    table[r.header.aux] = std::move(name);
+    return true;
+  }
+
+  bool take_event(const Record& r) {
+    if (r.body.size() < sizeof(fmt::EventBody)) return invalid("short event record");
+    const auto body = read_at<fmt::EventBody>(r.body, 0);
+    if (body.ph != 'B' && body.ph != 'E' && body.ph != 'i') {
+      return invalid(str_cat("an event of phase type ", static_cast<int>(body.ph)));
+    }
+    if (body.subject != fmt::Subject::kMarks && body.subject != fmt::Subject::kTensor &&
+        body.subject != fmt::Subject::kGroup) {
+      return invalid(str_cat("an event on subject kind ", static_cast<int>(body.subject)));
+    }
+    DecodedEvent ev{body.ts_ns, body.ph, body.subject, body.subject_id, r.header.aux, -1};
+    if (r.header.kind == fmt::RecordKind::kEventMeta) {
+      const size_t at = sizeof(fmt::EventBody);
+      if (r.body.size() < at + sizeof(fmt::MetaBody)) return invalid("short event metadata");
+      const auto meta = read_at<fmt::MetaBody>(r.body, at);
+      if (meta.ndims > fmt::kMaxDims ||
+          r.body.size() < at + sizeof(fmt::MetaBody) + meta.ndims * sizeof(int64_t)) {
+        return invalid(str_cat("event metadata with ", static_cast<int>(meta.ndims), " dims"));
+      }
+      DecodedMeta m{meta.dtype, meta.has_shape != 0, meta.num_elements, {}};
+      for (size_t d = 0; d < meta.ndims; ++d) {
+        m.dims.push_back(read_at<int64_t>(r.body, at + sizeof(fmt::MetaBody) + d * 8));
+      }
+      ev.meta = static_cast<int32_t>(out_.metas.size());
+      out_.metas.push_back(std::move(m));
+    }
+    out_.events.push_back(ev);
+    return true;
+  }
+
+  bool take_group(const Record& r) {
+    if (r.body.size() < sizeof(fmt::GroupBody)) return invalid("short group record");
+    const auto body = read_at<fmt::GroupBody>(r.body, 0);
+    if (body.count > (r.body.size() - sizeof(fmt::GroupBody)) / sizeof(uint32_t)) {
+      return invalid(str_cat("a group chunk of ", body.count, " tensors"));
+    }
+    std::vector<uint32_t>& ids = out_.groups[r.header.aux];
+    for (size_t i = 0; i < body.count; ++i) {
+      ids.push_back(read_at<uint32_t>(r.body, sizeof(fmt::GroupBody) + i * sizeof(uint32_t)));
+    }
+    return true;
+  }
+
+  DecodedTimeline& out_;
+  std::string why_;
+};
+
+}  // namespace
+
+DecodedTimeline decode_timeline(std::string_view bytes) {
+  if (bytes.size() < fmt::kFileHeaderBytes ||
+      std::memcmp(bytes.data(), fmt::kFileMagic, sizeof(fmt::kFileMagic)) != 0) {
+    throw ConfigError("not an hvd timeline file (no HVDTLBIN header)");
+  }
+  const auto version = read_at<uint32_t>(bytes, 12);
+  if (version != fmt::kFormatVersion) {
+    throw ConfigError(str_cat("timeline file format version ", version, "; this build reads ",
+                              fmt::kFormatVersion));
+  }
+  DecodedTimeline out;
+  out.rank = read_at<uint32_t>(bytes, 8);
+  Decoder decoder(out);
+  size_t offset = fmt::kFileHeaderBytes;
+  while (offset < bytes.size()) {
+    const size_t left = bytes.size() - offset;
+    if (left < sizeof(fmt::RecordHeader)) {
+      out.end = DecodedTimeline::End::kTorn;
+      out.problem = str_cat("a torn record at byte ", offset, " (", left, " bytes) dropped");
+      break;
+    }
+    const auto header = read_at<fmt::RecordHeader>(bytes, offset);
+    if (header.marker != fmt::kRecordMarker || header.words == 0) {
+      out.end = DecodedTimeline::End::kInvalid;
+      out.problem = str_cat("not a record at byte ", offset, "; the rest is ignored");
+      break;
+    }
+    const size_t record_bytes = size_t{header.words} * fmt::kWordBytes;
+    if (record_bytes > left) {
+      out.end = DecodedTimeline::End::kTorn;
+      out.problem = str_cat("a torn record at byte ", offset, " (", left, " of ", record_bytes,
+                            " bytes) dropped");
+      break;
+    }
+    const Record record{header, bytes.substr(offset + sizeof(fmt::RecordHeader),
+                                             record_bytes - sizeof(fmt::RecordHeader))};
+    if (!decoder.take(record)) {
+      out.end = DecodedTimeline::End::kInvalid;
+      out.problem = str_cat("an invalid record at byte ", offset, " (", decoder.why(),
+                            "); the rest is ignored");
+      break;
+    }
+    offset += record_bytes;
+  }
+  return out;
+}
+
+}  // namespace hvd::core
