@@ -16,7 +16,7 @@ bin="${HVD_BUILD_DIR:-build}/bin"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-cores=$(nproc)
+cores=$(getconf _NPROCESSORS_ONLN)  # not nproc: it follows OMP_NUM_THREADS
 train() {  # NP JSON
   "$bin/hvdrun" -np "$1" -- "$bin/hvd-train" --synthetic --hidden "$hidden" -b "$batch" \
     --threads 1 --num-warmup-batches 5 --num-batches-per-iter 10 --num-iters 5 -q \
