@@ -42,6 +42,7 @@ inline constexpr const char* kExitCodeHelp =
     "  when a rank fails, all ranks are stopped and started again from a new rendezvous (new\n"
     "  store, secret and HVD_RUN_ID), at most N times; each rank sees the attempt number in\n"
     "  TORCHELASTIC_RESTART_COUNT (0 first). A clean exit of all ranks ends the job; a signal to\n"
-    "  hvdrun (SIGINT, SIGTERM, ...) never restarts it.\n";
+    "  hvdrun (SIGINT, SIGTERM, ...) never restarts it, nor does a preemption notice (SIGUSR1/2):\n"
+    "  with --requeue-on-signal the job is requeued instead once every rank has exited 0.\n";
 
 }  // namespace hvd::launcher::cli
