@@ -76,9 +76,10 @@ void check_tracks(const json& trace) {
       open[track].pop_back();
     }
   }
-  for (const auto& [track, stack] : open) CHECK_MESSAGE(stack.empty(), track_names[track]);
+  // Not structured bindings: clang (C++17) cannot capture them in doctest's message lambda.
+  for (const auto& entry : open) CHECK_MESSAGE(entry.second.empty(), track_names[entry.first]);
   CHECK(first_phase.size() > 3);
-  for (const auto& [track, phase] : first_phase) CHECK(phase == "NEGOTIATE");
+  for (const auto& entry : first_phase) CHECK(entry.second == "NEGOTIATE");
 }
 
 }  // namespace
