@@ -57,7 +57,10 @@ void judge_node(NodeVerdict& n, const Verdict& v, int expected_gpus) {
   const double t = v.threshold;
   for (const std::string& nic : n.missing_nics) n.reasons.push_back("NIC " + nic + " missing");
   if (expected_gpus > 0 && n.gpus == 0) {
-    n.reasons.push_back(str_cat("no GPU visible (profile: ", expected_gpus, " per node)"));
+    // The probe's model text carries the CUDA runtime's error when it had one.
+    const bool said_why = !n.gpu_model.empty() && n.gpu_model != "no CUDA";
+    n.reasons.push_back(str_cat("no GPU visible (profile: ", expected_gpus, " per node",
+                                said_why ? "; " + n.gpu_model : std::string(), ")"));
   }
   if (std::abs(n.clock_offset_ms) - n.clock_rtt_ms / 2 > kClockSkewLimitMs) {
     n.reasons.push_back(str_cat("clock off by ", fixed(n.clock_offset_ms, 1), " ms"));

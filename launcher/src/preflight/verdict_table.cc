@@ -7,11 +7,15 @@
 namespace hvd::launcher::preflight {
 namespace {
 
-std::string cell(const char* format, double value) {
-  if (value < 0) return "-";
+std::string signed_cell(const char* format, double value) {
   char text[64];
   std::snprintf(text, sizeof(text), format, value);
   return text;
+}
+
+// A figure that is never negative: a negative value means "not measured" (-1) and prints "-".
+std::string cell(const char* format, double value) {
+  return value < 0 ? "-" : signed_cell(format, value);
 }
 
 std::string joined(const std::vector<std::string>& items, const char* separator) {
@@ -38,7 +42,7 @@ void print_nodes(std::ostream& out, const Verdict& v) {
               "VERDICT");
   for (const NodeVerdict& n : v.nodes) {
     out << line(kNodeRow, n.host, std::to_string(n.ranks), std::to_string(n.gpus),
-                cell("%+.2f", n.clock_offset_ms) , cell("%.2f", n.memory_gbps),
+                signed_cell("%+.2f", n.clock_offset_ms), cell("%.2f", n.memory_gbps),
                 cell("%.3f", n.intra_busbw_gbps),
                 n.reasons.empty() ? "ok" : "FLAGGED: " + joined(n.reasons, "; "));
   }
