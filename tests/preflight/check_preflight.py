@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Runs `hvdrun preflight ... --json FILE` (the command after --) and checks the structure of
-what it prints and writes: exit 0, the node and link tables, and a --json report with one entry
+what it prints and writes: the exit code (0, or --expect-exit), the node and link tables, and a --json report with one entry
 per node, one per link, and the figures as numbers. Nothing timed is judged (timing varies with
 other work on the machine): whether anything is flagged is printed, not asserted. The wall time
 of the whole command is printed for the benchmark row."""
@@ -45,6 +45,11 @@ def main():
     parser.add_argument("--nodes", type=int, required=True)
     parser.add_argument("--links", type=int, required=True)
     parser.add_argument("--json-dir", default=None, help="where --json goes (visible to hvdrun)")
+    parser.add_argument("--expect-exit", type=int, default=0)
+    parser.add_argument("--expect-text", action="append", default=[],
+                        help="a line the output must hold (repeatable)")
+    parser.add_argument("--expect-flagged", default=None,
+                        help="comma-separated hosts --json must list as flagged, exactly")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -56,8 +61,11 @@ def main():
         wall = time.monotonic() - start
         sys.stdout.write(run.stdout)
         sys.stderr.write(run.stderr)
-        if run.returncode != 0:
-            fail(f"exit {run.returncode}, expected 0")
+        if run.returncode != args.expect_exit:
+            fail(f"exit {run.returncode}, expected {args.expect_exit}")
+        for text in args.expect_text:
+            if text not in run.stdout.splitlines():
+                fail(f"no line {text!r} in the output")
         for heading in ("Nodes\n", "HOST", "MEMORY GB/s", "VERDICT", "median", "Verdict: "):
             if heading not in run.stdout:
                 fail(f"no {heading!r} in the output")
@@ -66,6 +74,8 @@ def main():
         with open(path, encoding="utf-8") as f:
             report = json.load(f)
     check_report(report, args.nodes, args.links)
+    if args.expect_flagged is not None and report["flagged_hosts"] != args.expect_flagged.split(","):
+        fail(f"--json: flagged {report['flagged_hosts']}, expected {args.expect_flagged}")
     print(f"check_preflight: ok: {args.nodes} nodes, {args.links} links, flagged: "
           f"{report['flagged_hosts'] or 'none'}; wall time {wall:.2f} s "
           f"(hvd-preflight {report['seconds']:.2f} s)")
