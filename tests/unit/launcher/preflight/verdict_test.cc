@@ -66,7 +66,7 @@ TEST_CASE("judge: the node whose links are all slow is named, its neighbours are
   CHECK(hvd::launcher::slurm::compress_hostlist(v.flagged_hosts) == "n3");
 }
 
-TEST_CASE("judge: the threshold is adjustable; at 0.2 x median the slow links pass") {
+TEST_CASE("judge: the threshold is adjustable, at 0.2 x median the slow links pass") {
   // Median of {1, 0.3, 0.3, 1} is 0.65; 0.3 >= 0.2 x 0.65.
   const auto v = preflight::judge(ring_with_slow_node3(), 0.2, 0);
   CHECK_FALSE(v.anything_flagged());
