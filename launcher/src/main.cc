@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <set>
 
 #include <CLI/CLI.hpp>
 
@@ -23,8 +24,11 @@ int main(int argc, char** argv) {
   cli::Commands commands;
   cli::register_commands(app, commands);
   // horovodrun's -np, -cb and -hostfile, before CLI11 reads them as bundles of short flags.
+  // `hvdrun preflight -np 2` too: its options join the run command's.
+  std::set<std::string> takes_value = cli::options_taking_value(app);
+  takes_value.merge(cli::options_taking_value(*commands.preflight_cmd));
   std::vector<std::string> args =
-      cli::normalize_horovodrun_args({argv, argv + argc}, cli::options_taking_value(app));
+      cli::normalize_horovodrun_args({argv, argv + argc}, takes_value, {"preflight"});
   std::vector<char*> cargs;
   for (std::string& a : args) cargs.push_back(a.data());
   try {

@@ -13,7 +13,7 @@ mv "$work/first" "$work/moved"
 p="$work/moved"
 
 fail() { echo "t0500: $*" >&2; exit 1; }
-for f in bin/hvdrun bin/hvd-bench bin/hvd-whoami \
+for f in bin/hvdrun bin/hvd-bench bin/hvd-whoami bin/hvd-preflight \
          lib/libhvd.so include/hvd/hvd.h include/hvd/hvd_c.h include/hvd/build_config.h \
          lib/cmake/hvd/hvdConfig.cmake lib/cmake/hvd/hvdTargets.cmake \
          share/hvdrun/configs/defaults.yaml share/hvdrun/site-profiles/local.yaml \

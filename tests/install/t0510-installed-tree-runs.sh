@@ -14,6 +14,9 @@ fail() { echo "t0510: $*" >&2; exit 1; }
 out=$("$p/bin/hvdrun" -np 2 -- "$p/bin/hvd-whoami")
 echo "$out"
 grep -q "2 ranks checked in" <<<"$out" || fail "hvd-whoami under hvdrun -np 2: not 2 ranks"
+# hvdrun preflight finds hvd-preflight beside itself in the moved tree.
+out=$("$p/bin/hvdrun" preflight -np 2) || fail "hvdrun preflight -np 2 failed: $out"
+grep -q "^Verdict: " <<<"$out" || fail "hvdrun preflight -np 2 printed no verdict: $out"
 
 profiles=$(HOME="$p/.." "$p/bin/hvdrun" profiles list)
 grep -q "^perlmutter .*$p/share/hvdrun/site-profiles/perlmutter.yaml" <<<"$profiles" ||

@@ -15,10 +15,12 @@ const std::map<std::string, std::string>& aliases() {
 }  // namespace
 
 std::vector<std::string> normalize_horovodrun_args(const std::vector<std::string>& args,
-                                                   const std::set<std::string>& takes_value) {
+                                                   const std::set<std::string>& takes_value,
+                                                   const std::set<std::string>& subcommands) {
   std::vector<std::string> out = args;
   for (size_t i = 1; i < out.size(); ++i) {  // out[0] is the program name
     std::string& word = out[i];
+    if (i == 1 && subcommands.count(word) > 0) continue;
     if (word == "--" || word.empty() || word[0] != '-' || word == "-") break;
     const auto eq = word.find('=');
     const std::string name = word.substr(0, eq);

@@ -12,8 +12,10 @@ namespace hvd::launcher::cli {
 
 /// Rewrites -np, -cb and -hostfile (also as -np=4) to --num-proc, --check-build and --hostfile.
 /// Scanning stops at "--" or at the first word that is neither an option nor the value of one;
-/// `takes_value` names the options (all spellings) that consume the next word.
+/// `takes_value` names the options (all spellings) that consume the next word. A first word
+/// in `subcommands` (e.g. "preflight", which takes -np too) does not stop the scan.
 std::vector<std::string> normalize_horovodrun_args(const std::vector<std::string>& args,
-                                                   const std::set<std::string>& takes_value);
+                                                   const std::set<std::string>& takes_value,
+                                                   const std::set<std::string>& subcommands = {});
 
 }  // namespace hvd::launcher::cli

@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: hvdrun -np N [options] -- PROGRAM [ARGS...]\n"
-    "       hvdrun sbatch|profiles|exec-rank|report|predict ... (see hvdrun COMMAND --help)";
+    "       hvdrun sbatch|profiles|exec-rank|report|predict|preflight ... (see hvdrun COMMAND --help)";
 
 }  // namespace
 
@@ -28,6 +28,7 @@ void register_commands(CLI::App& app, Commands& c) {
   c.profiles_cmd = register_profiles_command(app);
   c.report_cmd = register_report(app, c.report);
   c.predict_cmd = register_predict(app, c.predict);
+  c.preflight_cmd = register_preflight(app, c.preflight);
 }
 
 int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
@@ -42,6 +43,7 @@ int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
   if (*c.profiles_cmd) return run_profiles_command(*c.profiles_cmd, env);
   if (*c.report_cmd) return run_report(c.report, env);
   if (*c.predict_cmd) return run_predict(c.predict, env);
+  if (*c.preflight_cmd) return run_preflight(c.preflight, env);
   c.run.command = take_command(app.remaining());
   if (c.run.check_build) return run_check_build(c.run.json, env);
   return run_command(c.run, env);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // All of hvdrun's commands on one CLI11 app: the run command (the app itself), sbatch,
-// profiles, exec-rank, report and --check-build.
+// profiles, exec-rank, report, predict, preflight and --check-build.
 
 #include <CLI/CLI.hpp>
 
 #include "cli/exec_rank_cmd.h"
 #include "cli/predict_cmd.h"
+#include "cli/preflight_cmd.h"
 #include "cli/report_cmd.h"
 #include "cli/sbatch_cmd.h"
 #include "config/env_map.h"
@@ -25,11 +26,13 @@ struct Commands {
   SbatchOptions sbatch;
   ReportOptions report;
   PredictOptions predict;
+  PreflightOptions preflight;
   CLI::App* exec_rank_cmd = nullptr;
   CLI::App* sbatch_cmd = nullptr;
   CLI::App* profiles_cmd = nullptr;
   CLI::App* report_cmd = nullptr;
   CLI::App* predict_cmd = nullptr;
+  CLI::App* preflight_cmd = nullptr;
 };
 
 /// Adds the description, every option and subcommand to `app`; `commands` receives the parsed

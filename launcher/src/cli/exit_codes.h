@@ -11,6 +11,9 @@ inline constexpr int kExitConfig = 3;     // bad config file, hostfile or profil
 inline constexpr int kExitScheduler = 4;  // Slurm refused or is missing
 inline constexpr int kExitLaunch = 5;     // ranks could not be started
 inline constexpr int kExitInternal = 70;  // a bug in hvdrun (EX_SOFTWARE)
+// hvdrun preflight --strict found a slow or broken node or link (not 1, which a failing rank
+// may return; 6 is next after hvdrun's own).
+inline constexpr int kExitPreflightFlagged = 6;
 
 inline int exit_code_for(ErrorCode code) {
   switch (code) {
@@ -37,6 +40,7 @@ inline constexpr const char* kExitCodeHelp =
     "  3        configuration error (config file, hostfile)\n"
     "  4        scheduler error\n"
     "  5        launch error (program not found or not executable, cannot start ranks)\n"
+    "  6        hvdrun preflight --strict: a node or link was flagged\n"
     "  70       internal error in hvdrun (please report it)\n"
     "Restarts (--max-restarts N, torchrun's rules):\n"
     "  when a rank fails, all ranks are stopped and started again from a new rendezvous (new\n"

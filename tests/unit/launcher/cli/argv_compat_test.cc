@@ -45,3 +45,16 @@ TEST_CASE("argv_compat: options in option groups take their value too (--cycle-t
                                   takes_value) ==
         Args{"hvdrun", "--cycle-time-ms", "1", "--num-proc", "2", "--", "p"});
 }
+
+TEST_CASE("argv_compat: a subcommand that takes -np (hvdrun preflight -np 2)") {
+  const std::set<std::string> takes_value = {"--num-proc", "--threshold"};
+  CHECK(normalize_horovodrun_args({"hvdrun", "preflight", "--threshold", "0.5", "-np", "2"},
+                                  takes_value, {"preflight"}) ==
+        Args{"hvdrun", "preflight", "--threshold", "0.5", "--num-proc", "2"});
+  // Only as the first word, and only the subcommands named.
+  CHECK(normalize_horovodrun_args({"hvdrun", "sbatch", "-np", "2"}, takes_value, {"preflight"}) ==
+        Args{"hvdrun", "sbatch", "-np", "2"});
+  CHECK(normalize_horovodrun_args({"hvdrun", "-np", "2", "preflight", "-np", "3"}, takes_value,
+                                  {"preflight"}) ==
+        Args{"hvdrun", "--num-proc", "2", "preflight", "-np", "3"});
+}

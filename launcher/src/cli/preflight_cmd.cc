@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/preflight_cmd.h"
+
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "exec/launch.h"
+#include "files/atomic_file.h"
+#include "hvd/error.h"
+#include "hvd/str_cat.h"
+#include "plan/make_plan.h"
+#include "preflight/verdict.h"
+#include "preflight/verdict_table.h"
+#include "profile/profile_catalog.h"
+#include "slurm/allocation.h"
+#include "slurm/hostlist.h"
+
+namespace hvd::launcher::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where rank 0 writes its report: a private folder that rank 0 can reach. Locally that is the
+// temporary folder; in an allocation the working folder, which srun gives the tasks (a node's
+// /tmp is often its own).
+class ReportDir {
+ public:
+  explicit ReportDir(const EnvMap& env) {
+    const auto tmpdir = env.find("TMPDIR");
+    const std::string parent = slurm::in_allocation(env) ? fs::current_path().string()
+                               : tmpdir != env.end() && !tmpdir->second.empty() ? tmpdir->second
+                                                                                : "/tmp";
+    std::string pattern = parent + "/.hvdrun-preflight-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw LaunchError(str_cat(parent, ": cannot make a folder for the report: ",
+                                std::strerror(errno)));
+    }
+    path_ = pattern;
+  }
+  ~ReportDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);  // best effort: a leftover folder is harmless
+  }
+  ReportDir(const ReportDir&) = delete;
+  ReportDir& operator=(const ReportDir&) = delete;
+  std::string report() const { return path_ + "/report.json"; }
+
+ private:
+  std::string path_;
+};
+
+nlohmann::json read_report(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(str_cat(path, ": hvd-preflight wrote no report"));
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(str_cat(path, ": not JSON: ", e.what()));
+  }
+}
+
+std::vector<std::string> rank_command(const PreflightOptions& o, const std::string& report,
+                                      const std::vector<std::string>& nics) {
+  const fs::path self = fs::read_symlink("/proc/self/exe");
+  std::vector<std::string> command = {(self.parent_path() / "hvd-preflight").string(), "--out",
+                                      report, "--bytes", std::to_string(o.bytes)};
+  if (!nics.empty()) {
+    std::string list;
+    for (const std::string& nic : nics) list += (list.empty() ? "" : ",") + nic;
+    command.insert(command.end(), {"--nics", list});
+  }
+  return command;
+}
+
+}  // namespace
+
+CLI::App* register_preflight(CLI::App& app, PreflightOptions& o) {
+  CLI::App* sub = app.add_subcommand(
+      "preflight",
+      "Check every node quickly before a long job: GPUs, the profile's NICs, clocks, memory "
+      "bandwidth, libhvd allreduce latency and bandwidth; flag the slow node or link");
+  config::RunOptions& r = o.run;
+  sub->add_option("-n,--num-proc", r.num_proc, "Number of ranks (horovodrun's -np)");
+  sub->add_option("-H,--hosts", r.hosts, "Hosts and slots, e.g. localhost:4 (this machine only)");
+  sub->add_option("--hostfile", r.hostfile, "File with 'host slots=N' lines (this machine only)");
+  sub->add_option("--config-file", r.config_file, "YAML file with horovodrun's sections");
+  sub->add_option("--profile", r.profile, "Site profile name or path (default: detected)");
+  sub->add_option("--launcher", r.launcher, "auto, local or slurm (as for a run)")
+      ->check(CLI::IsMember({"auto", "local", "slurm"}));
+  sub->add_option("--srun-arg", r.srun_args, "Extra srun flag, e.g. --srun-arg=--exclusive");
+  sub->add_option("--bind-to", r.bind_to, "Pin ranks to: core, numa, none or auto (auto)");
+  sub->add_flag("--verbose", r.verbose, "Say more about what hvdrun does");
+  sub->add_option("--threshold", o.threshold,
+                  "Flag a node or link worse than this times the median of its kind (0.7)")
+      ->check(CLI::Range(0.01, 1.0));
+  sub->add_flag("--strict", o.strict,
+                str_cat("Exit ", kExitPreflightFlagged, " when a node or link is flagged"));
+  sub->add_option("--json", o.json_file, "Also write the verdict and figures here as JSON");
+  sub->add_option("--bytes", o.bytes, "Size of the timed large allreduce (4194304)")
+      ->check(CLI::Range(4, 1 << 30));
+  sub->footer(str_cat("Exit codes: 0 done (flagged or not, without --strict); ",
+                      kExitPreflightFlagged,
+                      " with --strict when something is flagged; otherwise as for a run."));
+  return sub;
+}
+
+int run_preflight(const PreflightOptions& o, const EnvMap& env) {
+  const profile::SiteProfile profile = profile::resolve_profile(o.run.profile, env);
+  ReportDir dir(env);
+  config::RunOptions run = o.run;
+  run.command = rank_command(o, dir.report(), profile.nics);
+  const int rc = exec::launch(plan::make_plan(run, env), env);
+  if (rc != 0) {
+    std::cerr << "hvdrun: preflight: hvd-preflight failed (exit " << rc << "); nothing judged"
+              << std::endl;
+    return rc;
+  }
+  const preflight::Verdict verdict =
+      preflight::judge(read_report(dir.report()), o.threshold, profile.gpus_per_node);
+  preflight::print_verdict(std::cout, verdict);
+  if (!verdict.flagged_hosts.empty()) {
+    std::cout << "--exclude=" << slurm::compress_hostlist(verdict.flagged_hosts) << std::endl;
+  }
+  if (!o.json_file.empty()) {
+    files::write_file_atomically(o.json_file, preflight::to_json(verdict).dump(2) + "\n");
+  }
+  return o.strict && verdict.anything_flagged() ? kExitPreflightFlagged : 0;
+}
+
+}  // namespace hvd::launcher::cli

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "preflight/verdict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "hvd/error.h"
+#include "hvd/str_cat.h"
+
+namespace hvd::launcher::preflight {
+namespace {
+
+std::string fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.*f", digits, value);
+  return text;
+}
+
+// "memory 3.1 GB/s < 0.7 x median 9.8"
+std::string below(const char* what, double value, double threshold, double med, const char* unit) {
+  return str_cat(what, " ", fixed(value, 2), " ", unit, " < ", fixed(threshold, 2), " x median ",
+                 fixed(med, 2));
+}
+
+NodeVerdict node_of(const nlohmann::json& n) {
+  NodeVerdict v;
+  v.host = n.at("host").get<std::string>();
+  v.ranks = static_cast<int>(n.at("ranks").size());
+  v.gpus = n.at("gpus").get<int>();
+  v.gpu_model = n.value("gpu_model", "");
+  v.missing_nics = n.at("missing_nics").get<std::vector<std::string>>();
+  v.clock_offset_ms = n.at("clock_offset_ms").get<double>();
+  v.clock_rtt_ms = n.at("clock_rtt_ms").get<double>();
+  v.memory_gbps = n.at("memory_gbps").get<double>();
+  if (n.contains("intra") && !n.at("intra").is_null()) {
+    v.intra_busbw_gbps = n.at("intra").at("busbw_gbps").get<double>();
+    v.intra_latency_us = n.at("intra").at("latency_us").get<double>();
+  }
+  return v;
+}
+
+Medians medians_of(const Verdict& v) {
+  std::vector<double> memory, intra, busbw, latency;
+  for (const NodeVerdict& n : v.nodes) {
+    memory.push_back(n.memory_gbps);
+    if (n.intra_busbw_gbps >= 0) intra.push_back(n.intra_busbw_gbps);
+  }
+  for (const LinkVerdict& l : v.links) {
+    busbw.push_back(l.busbw_gbps);
+    latency.push_back(l.latency_us);
+  }
+  return {median(memory), median(intra), median(busbw), median(latency)};
+}
+
+void judge_node(NodeVerdict& n, const Verdict& v, int expected_gpus) {
+  const double t = v.threshold;
+  for (const std::string& nic : n.missing_nics) n.reasons.push_back("NIC " + nic + " missing");
+  if (expected_gpus > 0 && n.gpus == 0) {
+    // The probe's model text carries the CUDA runtime's error when it had one.
+    const bool said_why = !n.gpu_model.empty() && n.gpu_model != "no CUDA";
+    n.reasons.push_back(str_cat("no GPU visible (profile: ", expected_gpus, " per node",
+                                said_why ? "; " + n.gpu_model : std::string(), ")"));
+  }
+  if (std::abs(n.clock_offset_ms) - n.clock_rtt_ms / 2 > kClockSkewLimitMs) {
+    n.reasons.push_back(str_cat("clock off by ", fixed(n.clock_offset_ms, 1), " ms"));
+  }
+  if (n.memory_gbps < t * v.medians.memory_gbps) {
+    n.reasons.push_back(below("memory", n.memory_gbps, t, v.medians.memory_gbps, "GB/s"));
+  }
+  if (n.intra_busbw_gbps >= 0 && n.intra_busbw_gbps < t * v.medians.intra_busbw_gbps) {
+    n.reasons.push_back(
+        below("intra-node busbw", n.intra_busbw_gbps, t, v.medians.intra_busbw_gbps, "GB/s"));
+  }
+  int links = 0, slow = 0;
+  for (const LinkVerdict& l : v.links) {
+    if (l.a != n.host && l.b != n.host) continue;
+    ++links;
+    slow += l.reasons.empty() ? 0 : 1;
+  }
+  if (links >= 2 && slow == links) n.reasons.push_back(str_cat("all ", links, " links slow"));
+}
+
+}  // namespace
+
+bool Verdict::anything_flagged() const {
+  return !flagged_hosts.empty() ||
+         std::any_of(links.begin(), links.end(), [](const LinkVerdict& l) { return !l.reasons.empty(); });
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+Verdict judge(const nlohmann::json& report, double threshold, int expected_gpus) {
+  if (!(threshold > 0 && threshold <= 1)) {
+    throw UsageError(str_cat("--threshold: must be in (0, 1], got ", threshold));
+  }
+  if (!report.is_object() || report.value("tool", "") != "hvd-preflight") {
+    throw ConfigError("not an hvd-preflight report (no \"tool\": \"hvd-preflight\")");
+  }
+  Verdict v;
+  v.threshold = threshold;
+  try {
+    for (const nlohmann::json& n : report.at("nodes")) v.nodes.push_back(node_of(n));
+    for (const nlohmann::json& l : report.at("links")) {
+      v.links.push_back({l.at("a").get<std::string>(), l.at("b").get<std::string>(),
+                         l.at("latency_us").get<double>(), l.at("busbw_gbps").get<double>(), {}});
+    }
+    v.all_latency_us = report.at("all").at("latency_us").get<double>();
+    v.all_busbw_gbps = report.at("all").at("busbw_gbps").get<double>();
+    v.seconds = report.value("seconds", 0.0);
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(str_cat("hvd-preflight report: ", e.what()));
+  }
+  v.medians = medians_of(v);
+  for (LinkVerdict& l : v.links) {
+    if (l.busbw_gbps < threshold * v.medians.link_busbw_gbps) {
+      l.reasons.push_back(below("busbw", l.busbw_gbps, threshold, v.medians.link_busbw_gbps, "GB/s"));
+    }
+    if (l.latency_us > v.medians.link_latency_us / threshold) {
+      l.reasons.push_back(str_cat("latency ", fixed(l.latency_us, 1), " us > median ",
+                                  fixed(v.medians.link_latency_us, 1), " / ", fixed(threshold, 2)));
+    }
+  }
+  for (NodeVerdict& n : v.nodes) {
+    judge_node(n, v, expected_gpus);
+    if (!n.reasons.empty()) v.flagged_hosts.push_back(n.host);
+  }
+  return v;
+}
+
+nlohmann::json to_json(const Verdict& v) {
+  nlohmann::json j = {{"tool", "hvdrun preflight"},
+                      {"threshold", v.threshold},
+                      {"seconds", v.seconds},
+                      {"all", {{"latency_us", v.all_latency_us}, {"busbw_gbps", v.all_busbw_gbps}}},
+                      {"medians",
+                       {{"memory_gbps", v.medians.memory_gbps},
+                        {"intra_busbw_gbps", v.medians.intra_busbw_gbps},
+                        {"link_busbw_gbps", v.medians.link_busbw_gbps},
+                        {"link_latency_us", v.medians.link_latency_us}}},
+                      {"flagged_hosts", v.flagged_hosts}};
+  j["nodes"] = nlohmann::json::array();
+  for (const NodeVerdict& n : v.nodes) {
+    j["nodes"].push_back({{"host", n.host}, {"ranks", n.ranks}, {"gpus", n.gpus},
+                          {"gpu_model", n.gpu_model}, {"missing_nics", n.missing_nics},
+                          {"clock_offset_ms", n.clock_offset_ms}, {"clock_rtt_ms", n.clock_rtt_ms},
+                          {"memory_gbps", n.memory_gbps},
+                          {"intra_busbw_gbps", n.intra_busbw_gbps},
+                          {"intra_latency_us", n.intra_latency_us}, {"flagged", !n.reasons.empty()},
+                          {"reasons", n.reasons}});
+  }
+  j["links"] = nlohmann::json::array();
+  for (const LinkVerdict& l : v.links) {
+    j["links"].push_back({{"a", l.a}, {"b", l.b}, {"latency_us", l.latency_us},
+                          {"busbw_gbps", l.busbw_gbps}, {"flagged", !l.reasons.empty()},
+                          {"reasons", l.reasons}});
+  }
+  return j;
+}
+
+}  // namespace hvd::launcher::preflight

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "preflight/verdict.h"
+
+#include <doctest/doctest.h>
+
+#include "hvd/error.h"
+#include "slurm/hostlist.h"
+
+namespace preflight = hvd::launcher::preflight;
+using nlohmann::json;
+
+namespace {
+
+json node(const std::string& host, double memory, double intra = -1) {
+  json n = {{"host", host},           {"ranks", {0, 1}},        {"gpus", 0},
+            {"gpu_model", "no CUDA"}, {"missing_nics", json::array()},
+            {"clock_offset_ms", 0.1}, {"clock_rtt_ms", 1.0},    {"memory_gbps", memory},
+            {"intra", nullptr}};
+  if (intra >= 0) n["intra"] = {{"latency_us", 20}, {"busbw_gbps", intra}, {"bytes", 4194304}};
+  return n;
+}
+
+json link(const std::string& a, const std::string& b, double busbw, double latency = 50) {
+  return {{"a", a}, {"b", b}, {"busbw_gbps", busbw}, {"latency_us", latency}, {"bytes", 4194304}};
+}
+
+json report(json nodes, json links) {
+  return {{"tool", "hvd-preflight"}, {"version", 1}, {"seconds", 3.5},
+          {"all", {{"latency_us", 80}, {"busbw_gbps", 1.0}, {"bytes", 4194304}}},
+          {"nodes", std::move(nodes)}, {"links", std::move(links)}};
+}
+
+// Four nodes in a ring: node3's two links are slow, the others' are not.
+json ring_with_slow_node3() {
+  return report({node("n1", 10), node("n2", 10), node("n3", 10), node("n4", 10)},
+                {link("n1", "n2", 1.0), link("n2", "n3", 0.3), link("n3", "n4", 0.3),
+                 link("n4", "n1", 1.0)});
+}
+
+}  // namespace
+
+TEST_CASE("median: odd count takes the middle, even the mean of the two middle, none is 0") {
+  CHECK(preflight::median({3, 1, 2}) == 2);
+  CHECK(preflight::median({4, 1, 3, 2}) == doctest::Approx(2.5));
+  CHECK(preflight::median({}) == 0);
+}
+
+TEST_CASE("judge: a uniform cluster flags nothing") {
+  const auto v = preflight::judge(
+      report({node("n1", 10, 5), node("n2", 10.5, 5.2), node("n3", 9.8, 4.9)},
+             {link("n1", "n2", 1), link("n2", "n3", 1.1), link("n3", "n1", 0.95)}),
+      0.7, 0);
+  CHECK_FALSE(v.anything_flagged());
+  CHECK(v.flagged_hosts.empty());
+  CHECK(v.medians.memory_gbps == doctest::Approx(10));
+  CHECK(v.medians.intra_busbw_gbps == doctest::Approx(5));
+  CHECK(v.medians.link_busbw_gbps == doctest::Approx(1));
+}
+
+TEST_CASE("judge: the node whose links are all slow is named, its neighbours are not") {
+  const auto v = preflight::judge(ring_with_slow_node3(), 0.7, 0);
+  REQUIRE(v.flagged_hosts == std::vector<std::string>{"n3"});
+  CHECK(v.links[1].reasons.size() == 1);
+  CHECK(v.links[0].reasons.empty());
+  CHECK(v.anything_flagged());
+  CHECK(hvd::launcher::slurm::compress_hostlist(v.flagged_hosts) == "n3");
+}
+
+TEST_CASE("judge: the threshold is adjustable, at 0.2 x median the slow links pass") {
+  // Median of {1, 0.3, 0.3, 1} is 0.65; 0.3 >= 0.2 x 0.65.
+  const auto v = preflight::judge(ring_with_slow_node3(), 0.2, 0);
+  CHECK_FALSE(v.anything_flagged());
+}
+
+TEST_CASE("judge: slow memory, slow shared memory, a missing NIC, no GPU, a wrong clock") {
+  json nodes = {node("gpu01", 10, 5), node("gpu02", 4, 5), node("gpu03", 10, 1),
+                node("gpu04", 10, 5), node("gpu05", 10, 5)};
+  nodes[3]["missing_nics"] = {"hsn1"};
+  nodes[4]["clock_offset_ms"] = 900.0;
+  const auto v = preflight::judge(report(nodes, json::array()), 0.7, 0);
+  CHECK(v.flagged_hosts == std::vector<std::string>{"gpu02", "gpu03", "gpu04", "gpu05"});
+  CHECK(v.nodes[1].reasons.at(0).find("memory") == 0);
+  CHECK(v.nodes[2].reasons.at(0).find("intra-node busbw") == 0);
+  CHECK(v.nodes[3].reasons.at(0) == "NIC hsn1 missing");
+  CHECK(v.nodes[4].reasons.at(0).find("clock off by 900.0 ms") == 0);
+  CHECK(hvd::launcher::slurm::compress_hostlist(v.flagged_hosts) == "gpu[02-05]");
+
+  // With a profile that has 4 GPUs per node, a node that sees none is flagged too.
+  const auto with_gpus = preflight::judge(report({node("a1", 10)}, json::array()), 0.7, 4);
+  CHECK(with_gpus.nodes[0].reasons.at(0) == "no GPU visible (profile: 4 per node)");
+  json no_driver = node("a1", 10);
+  no_driver["gpu_model"] = "CUDA driver version is insufficient for CUDA runtime version";
+  const auto why = preflight::judge(report({no_driver}, json::array()), 0.7, 4);
+  CHECK(why.nodes[0].reasons.at(0) ==
+        "no GPU visible (profile: 4 per node; CUDA driver version is insufficient for CUDA "
+        "runtime version)");
+}
+
+TEST_CASE("judge: one slow link between two nodes names the link, not a node") {
+  const auto v = preflight::judge(
+      report({node("n1", 10), node("n2", 10)}, {link("n1", "n2", 1), link("n1", "n2", 0.1)}), 0.7,
+      0);
+  CHECK(v.flagged_hosts.empty());
+  CHECK(v.anything_flagged());
+  // A slow latency alone flags a link: 300 us > median 175 us / 0.7.
+  const auto lat = preflight::judge(
+      report({node("n1", 10), node("n2", 10)}, {link("n1", "n2", 1, 50), link("n1", "n2", 1, 300)}),
+      0.7, 0);
+  CHECK(lat.links[1].reasons.at(0).find("latency 300.0 us") == 0);
+}
+
+TEST_CASE("judge: refuses what is not a preflight report, and a bad threshold") {
+  CHECK_THROWS_AS(preflight::judge(json{{"tool", "hvd-bench"}}, 0.7, 0), hvd::ConfigError);
+  CHECK_THROWS_AS(preflight::judge(json{{"tool", "hvd-preflight"}}, 0.7, 0), hvd::ConfigError);
+  CHECK_THROWS_AS(preflight::judge(ring_with_slow_node3(), 0, 0), hvd::UsageError);
+  CHECK_THROWS_AS(preflight::judge(ring_with_slow_node3(), 1.5, 0), hvd::UsageError);
+}
+
+TEST_CASE("to_json: flags and reasons for every node and link") {
+  const json j = preflight::to_json(preflight::judge(ring_with_slow_node3(), 0.7, 0));
+  CHECK(j["tool"] == "hvdrun preflight");
+  CHECK(j["flagged_hosts"] == json{"n3"});
+  CHECK(j["nodes"][2]["flagged"] == true);
+  CHECK(j["links"][0]["flagged"] == false);
+  CHECK(j["links"][1]["flagged"] == true);
+}
