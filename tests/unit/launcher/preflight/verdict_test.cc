@@ -86,11 +86,11 @@ TEST_CASE("judge: slow memory, slow shared memory, a missing NIC, no GPU, a wron
   CHECK(hvd::launcher::slurm::compress_hostlist(v.flagged_hosts) == "gpu[02-05]");
 
   // With a profile that has 4 GPUs per node, a node that sees none is flagged too.
-  const auto with_gpus = preflight::judge(report({node("a1", 10)}, json::array()), 0.7, 4);
+  const auto with_gpus = preflight::judge(report(json::array({node("a1", 10)}), json::array()), 0.7, 4);
   CHECK(with_gpus.nodes[0].reasons.at(0) == "no GPU visible (profile: 4 per node)");
   json no_driver = node("a1", 10);
   no_driver["gpu_model"] = "CUDA driver version is insufficient for CUDA runtime version";
-  const auto why = preflight::judge(report({no_driver}, json::array()), 0.7, 4);
+  const auto why = preflight::judge(report(json::array({no_driver}), json::array()), 0.7, 4);
   CHECK(why.nodes[0].reasons.at(0) ==
         "no GPU visible (profile: 4 per node; CUDA driver version is insufficient for CUDA "
         "runtime version)");
