@@ -24,6 +24,20 @@ const char* to_string(Mode mode) {
   return "?";
 }
 
+LaunchPlan plan_from_config(Mode mode, const config::LaunchConfig& cfg, const std::string& host,
+                            const std::string& program) {
+  LaunchPlan plan;
+  plan.mode = mode;
+  plan.host = host;
+  plan.program = program;
+  plan.command = cfg.command;
+  plan.size = cfg.num_proc;
+  plan.settings = cfg.settings;
+  plan.sources = cfg.sources;
+  plan.output_dir = cfg.output_dir;
+  return plan;
+}
+
 void attach_store(LaunchPlan& plan, const std::string& address, uint16_t port) {
   plan.endpoints.store_addr = address;
   plan.endpoints.store_port = port;

@@ -97,6 +97,11 @@ struct LaunchPlan {
   std::string store_bind_address;
 };
 
+/// The fields every plan of this machine's config has alike (local and mpirun): mode, host,
+/// program, command, size, settings and their sources, output folder.
+LaunchPlan plan_from_config(Mode mode, const config::LaunchConfig& cfg, const std::string& host,
+                            const std::string& program);
+
 /// Puts the store's address and port, once it listens, where the ranks will read them: every
 /// rank's variables in local mode, the step's in Slurm (with the run id, which --dry-run leaves
 /// out there because each launch makes a new one).

@@ -35,17 +35,9 @@ std::vector<std::string> tf_workers(const Endpoints& ep) {
 
 LaunchPlan build_local_plan(const config::LaunchConfig& cfg, const MachineFacts& facts,
                             const Endpoints& endpoints, const std::string& program) {
-  LaunchPlan plan;
-  plan.mode = Mode::kLocal;
-  plan.host = facts.hostname;
-  plan.program = program;
-  plan.command = cfg.command;
-  plan.size = cfg.num_proc;
+  LaunchPlan plan = plan_from_config(Mode::kLocal, cfg, facts.hostname, program);
   plan.binding = binding::plan_binding(facts.topology, facts.gpus, cfg.num_proc, cfg.bind_to);
   plan.endpoints = endpoints;
-  plan.settings = cfg.settings;
-  plan.sources = cfg.sources;
-  plan.output_dir = cfg.output_dir;
   plan.hosts_store = true;
   plan.store_bind_address = endpoints.store_addr;
 

@@ -24,15 +24,7 @@ std::string mpirun_binding(binding::BindPolicy policy) {
 LaunchPlan build_mpirun_plan(const config::LaunchConfig& cfg, const MachineFacts& facts,
                              const std::string& mpirun, uint16_t master_port,
                              bool as_root, const std::string& program) {
-  LaunchPlan plan;
-  plan.mode = Mode::kMpirun;
-  plan.host = facts.hostname;
-  plan.program = program;
-  plan.command = cfg.command;
-  plan.size = cfg.num_proc;
-  plan.settings = cfg.settings;
-  plan.sources = cfg.sources;
-  plan.output_dir = cfg.output_dir;
+  LaunchPlan plan = plan_from_config(Mode::kMpirun, cfg, facts.hostname, program);
   plan.endpoints.master_port = master_port;
 
   // The variables every rank gets: the tunables, and what any rank gets alike
