@@ -4,8 +4,9 @@
 #
 #   cluster.sh start DIR   build DIR (config, state, spool, logs, pid files, per-node /tmp),
 #                          start slurmctld and two slurmd "nodes" (node1, node2: 8 CPUs and
-#                          gpu:4 each, each in its own mount+UTS namespace with a private /tmp
-#                          and host name nodeN, so PMIx and Open MPI see two hosts), wait until
+#                          gpu:4 each, each in its own mount+UTS namespace with a private /tmp,
+#                          a private /dev/shm and host name nodeN, so PMIx and Open MPI see two
+#                          hosts), wait until
 #                          both nodes are idle. Silent on success; on failure prints the daemon
 #                          logs' tails, stops what it started and exits non-zero.
 #   cluster.sh stop DIR    kill the daemons (TERM, then KILL) and every process left in the
@@ -299,13 +300,18 @@ start_cluster() {
   # private /tmp (DIR/tmp/NAME): stop then finds everything it forked (slurmscriptd,
   # slurmstepd, tasks) by namespace, even after the daemon itself died. The nodes also get
   # their own UTS namespace with host name nodeN: PMIx's /tmp/spmix_appdir_* and Open MPI's
-  # host-name-based locality need both. unshare execs sh, which execs the daemon, so $! is the
-  # daemon's pid.
+  # host-name-based locality need both. Each node also gets a /dev/shm of its own, as real nodes
+  # have: with one shared /dev/shm, the same job on two clusters (or a stale file from an earlier
+  # cluster) names the same Open MPI segment (vader_segment.nodeN.<job hash>.<local rank>), and
+  # one process's exit removes another's (seen once in CI: open(2) ENOENT, then SIGSEGV). The
+  # node's tmpfs lives as long as its namespace; tests read it as /proc/<slurmd pid>/root/dev/shm.
+  # unshare execs sh, which execs the daemon, so $! is the daemon's pid.
   # shellcheck disable=SC2016  # $1..$3 are sh's arguments
   launch ctld -m -- 'mount --bind "$2" /tmp && exec slurmctld -D -f "$3"'
   for n in "${NODES[@]}"; do
     # shellcheck disable=SC2016
-    launch "$n" -m -u -- 'hostname "$1" && mount --bind "$2" /tmp && exec slurmd -D -f "$3" -N "$1"'
+    launch "$n" -m -u -- 'hostname "$1" && mount --bind "$2" /tmp &&
+      mount -t tmpfs -o mode=1777,size=50% "shm-$1" /dev/shm && exec slurmd -D -f "$3" -N "$1"'
   done
 
   local deadline=$((SECONDS + timeout))

@@ -60,3 +60,12 @@ wait_job() {
   timeout 10 scancel "$id" || true
   fail "job $id did not finish within ${HVD_SLURM_CMD_TIMEOUT}s"
 }
+
+# node_shm NODE: NODE's /dev/shm as the host sees it. Each node of the test cluster has a tmpfs
+# of its own, in its slurmd's mount namespace (cluster.sh).
+node_shm() {
+  local pid
+  pid=$(<"${HVD_SLURM_CLUSTER_DIR:?set by the ctest fixture}/run/hvd-$1.pid") ||
+    fail "no pid file for $1's slurmd"
+  echo "/proc/$pid/root/dev/shm"
+}

@@ -5,7 +5,8 @@
 # node1, 2 on node2) creates a segment as the shm transport does (fault_probe "segment"); rank 1
 # is then SIGKILLed (as a rank killed during transport setup), the others exit 0 without
 # removing theirs. srun runs exec-rank directly, without hvdrun, whose own end-of-job cleanup
-# would hide what exec-rank leaves: on this test cluster both nodes share the host's /dev/shm.
+# would hide what exec-rank leaves. Each node's /dev/shm is its own tmpfs (cluster.sh); this
+# script reads them through /proc (lib.sh node_shm).
 # srun must also still see rank 1 killed by SIGKILL: exec-rank ends as its rank ended.
 # usage: t0150-exec-rank-shm-cleanup.sh WORKDIR HVDRUN FAULT_PROBE
 source "$(dirname "$0")/lib.sh"
@@ -15,7 +16,12 @@ probe=$3
 use_workdir "$1"
 
 export HVD_RUN_ID="t0150-$$-$RANDOM"
-leftovers() { find /dev/shm -maxdepth 1 -name "hvd-$HVD_RUN_ID-*" -printf '%f\n'; }
+leftovers() {
+  local n
+  for n in node1 node2; do
+    find "$(node_shm "$n")/" -maxdepth 1 -name "hvd-$HVD_RUN_ID-*" -printf "$n:%f\n"
+  done
+}
 [[ -z $(leftovers) ]] || fail "segments of run $HVD_RUN_ID exist before the step"
 
 set +e
@@ -29,5 +35,8 @@ echo "srun exit code: $rc"
 [[ $rc -ne 0 ]] || fail "srun exited 0 although rank 1 was killed"
 grep -qE 'task 1: Killed' <<<"$out" || fail "srun did not report task 1 as killed by a signal"
 left=$(leftovers)
-[[ -z $left ]] || { rm -f /dev/shm/hvd-"$HVD_RUN_ID"-*; fail "segments left in /dev/shm: $left"; }
+if [[ -n $left ]]; then
+  for n in node1 node2; do rm -f "$(node_shm "$n")/hvd-$HVD_RUN_ID"-*; done
+  fail "segments left in /dev/shm: $left"
+fi
 echo "PASS: no segment of the run left on node1 or node2; rank 1 reported as killed"
