@@ -49,7 +49,7 @@ def main():
     parser.add_argument("--expect-text", action="append", default=[],
                         help="a line the output must hold (repeatable)")
     parser.add_argument("--expect-flagged", default=None,
-                        help="comma-separated hosts --json must list as flagged, exactly")
+                        help="comma-separated hosts --json must list as flagged, exactly ('' for none)")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -74,7 +74,8 @@ def main():
         with open(path, encoding="utf-8") as f:
             report = json.load(f)
     check_report(report, args.nodes, args.links)
-    if args.expect_flagged is not None and report["flagged_hosts"] != args.expect_flagged.split(","):
+    expected = [h for h in (args.expect_flagged or "").split(",") if h]  # "": none flagged
+    if args.expect_flagged is not None and report["flagged_hosts"] != expected:
         fail(f"--json: flagged {report['flagged_hosts']}, expected {args.expect_flagged}")
     print(f"check_preflight: ok: {args.nodes} nodes, {args.links} links, flagged: "
           f"{report['flagged_hosts'] or 'none'}; wall time {wall:.2f} s "

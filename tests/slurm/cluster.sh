@@ -2,13 +2,21 @@
 # SPDX-License-Identifier: Apache-2.0
 # cluster.sh: a private, throw-away Slurm cluster on this machine for the test suite.
 #
-#   cluster.sh start DIR   build DIR (config, state, spool, logs, pid files, per-node /tmp),
-#                          start slurmctld and two slurmd "nodes" (node1, node2: 8 CPUs and
-#                          gpu:4 each, each in its own mount+UTS namespace with a private /tmp,
-#                          a private /dev/shm and host name nodeN, so PMIx and Open MPI see two
-#                          hosts), wait until
-#                          both nodes are idle. Silent on success; on failure prints the daemon
-#                          logs' tails, stops what it started and exits non-zero.
+#   cluster.sh start DIR [--nodes N] [--own-network]
+#                          build DIR (config, state, spool, logs, pid files, per-node /tmp),
+#                          start slurmctld and N slurmd "nodes" (default 2: node1 ... nodeN, 8
+#                          CPUs and gpu:4 each, each in its own mount+UTS namespace with a
+#                          private /tmp, a private /dev/shm and host name nodeN, so PMIx and Open
+#                          MPI see N hosts), wait until every node is idle. With --own-network
+#                          each node also gets a network namespace: a veth pair into a bridge on
+#                          the host, address 10.213.B.(10+i)/24 (B picked among free subnets),
+#                          the host at 10.213.B.1; without it the nodes share the host's network
+#                          at 127.0.0.1. Silent on success; on failure prints the daemon logs'
+#                          tails, stops what it started and exits non-zero.
+#   cluster.sh shape DIR NODE RATE|off
+#                          (--own-network only) limit NODE's link to RATE (tc's units, e.g.
+#                          200mbit) in both directions with a token bucket (tbf), or remove the
+#                          limit. tbf, not netem: netem is not in every kernel (not in CI's).
 #   cluster.sh stop DIR    kill the daemons (TERM, then KILL) and every process left in the
 #                          nodes' namespaces (slurmstepd, stray tasks). Removes only pid files;
 #                          logs stay for debugging. Idempotent; safe after a failed start.
@@ -21,23 +29,47 @@
 # level, default info).
 set -euo pipefail
 
-readonly NODES=(node1 node2)
-readonly DAEMONS=(ctld "${NODES[@]}")   # each runs in its own mount namespace
 readonly MARKER=.hvd-slurm-cluster
 PROG=$(basename "$0")
 
 die() { echo "$PROG: $*" >&2; exit 1; }
-usage() { echo "usage: $PROG start|stop|env DIR" >&2; exit 2; }
+usage() {
+  echo "usage: $PROG start DIR [--nodes N] [--own-network] | stop DIR | env DIR |" \
+       "shape DIR NODE RATE|off" >&2
+  exit 2
+}
 
-[[ $# -eq 2 ]] || usage
+[[ $# -ge 2 ]] || usage
 CMD=$1
 [[ -n $2 ]] || usage
 DIR=$(realpath -m -- "$2")
 [[ $DIR != / ]] || die "refusing to use / as the cluster folder"
+shift 2
 
 CONF=$DIR/slurm.conf
-RUN=$DIR/run          # pid files and recorded namespaces
+RUN=$DIR/run          # pid files, recorded namespaces, the node list, the network's bridge
 LOG=$DIR/log
+
+OWN_NETWORK=0 SUBNET='' NODES=(node1 node2)
+if [[ $CMD == start ]]; then
+  while (($#)); do
+    case $1 in
+      --nodes)
+        [[ ${2:-} =~ ^[1-8]$ ]] || die "--nodes takes 1 to 8, not '${2:-}'"
+        NODES=()
+        for ((i = 1; i <= $2; i++)); do NODES+=("node$i"); done
+        shift 2 ;;
+      --own-network) OWN_NETWORK=1; shift ;;
+      *) usage ;;
+    esac
+  done
+else
+  [[ $CMD == shape ]] || (($# == 0)) || usage
+fi
+if [[ $CMD != start && -f $RUN/nodes ]]; then
+  read -r -a NODES <"$RUN/nodes"   # what start made
+fi
+DAEMONS=(ctld "${NODES[@]}")   # each runs in its own mount namespace
 
 # ---------------------------------------------------------------------------------------------
 # helpers
@@ -88,7 +120,7 @@ ns_pids() {
 # slurmstepd, tasks and whatever the tasks left behind).
 cluster_pids() {
   local d pid
-  for d in "${DAEMONS[@]}"; do
+  for d in ctld "${NODES[@]}"; do
     if [[ -f $RUN/hvd-$d.pid ]]; then
       pid=$(<"$RUN/hvd-$d.pid")
       # Until unshare and sh have exec'ed the daemon, its pid has their names.
@@ -132,6 +164,11 @@ stop_cluster() {
     return 1
   fi
   rm -f "$RUN"/*.pid "$RUN"/*.mntns
+  # The veth pairs went with the nodes' network namespaces; the bridge is the host's.
+  if [[ -f $RUN/bridge ]]; then
+    ip link del "$(<"$RUN/bridge")" 2>/dev/null || true
+    rm -f "$RUN/bridge"
+  fi
   return 0
 }
 
@@ -162,12 +199,62 @@ pick_ports() {
   echo "${chosen[@]}"
 }
 
+# make_bridge: the host's side of --own-network: a bridge in a free 10.213.B.0/24, the host at .1.
+make_bridge() {
+  local b
+  for b in $(shuf -i 1-254 -n 40); do
+    ip -o -4 addr show | grep -q " 10\.213\.$b\." && continue
+    ip link add "hvdbr$b" type bridge 2>/dev/null || continue   # taken by another cluster
+    echo "hvdbr$b" >"$RUN/bridge"
+    SUBNET=10.213.$b
+    ip addr add "$SUBNET.1/24" dev "hvdbr$b" && ip link set "hvdbr$b" up && return 0
+    die "could not configure bridge hvdbr$b"
+  done
+  die "no free 10.213.B.0/24 subnet for the cluster's network"
+}
+
+# node_veth NODE: the host's end of NODE's veth pair (names stay under IFNAMSIZ).
+node_veth() { local br; br=$(<"$RUN/bridge"); echo "hvd${br#hvdbr}n${1#node}"; }
+
+# connect_node NODE PID: a veth pair from the bridge into NODE's network namespace (eth0 there);
+# the node's start script waits for eth0 and configures it.
+connect_node() {
+  local veth
+  veth=$(node_veth "$1")
+  if ! ip link add "$veth" type veth peer name eth0 netns "$2" ||
+     ! ip link set "$veth" master "$(<"$RUN/bridge")" up; then
+    fail_start "could not connect $1 to the cluster's network"
+  fi
+}
+
+# shape NODE RATE|off: a token bucket on both ends of NODE's veth pair (both directions).
+shape_node() {
+  local node=$1 rate=$2 pid veth
+  [[ -f $RUN/bridge ]] || die "the cluster in $DIR has no network of its own (start --own-network)"
+  [[ -f $RUN/hvd-$node.pid ]] || die "no node $node in the cluster in $DIR"
+  pid=$(<"$RUN/hvd-$node.pid")
+  veth=$(node_veth "$node")
+  if [[ $rate == off ]]; then
+    tc qdisc del dev "$veth" root 2>/dev/null || true
+    nsenter -t "$pid" -n tc qdisc del dev eth0 root 2>/dev/null || true
+  else
+    tc qdisc replace dev "$veth" root tbf rate "$rate" burst 64kb latency 200ms
+    nsenter -t "$pid" -n tc qdisc replace dev eth0 root tbf rate "$rate" burst 64kb latency 200ms
+  fi
+}
+
+# node_addr I: the I-th node's address (1-based); host_addr: the host's, as the nodes reach it.
+node_addr() { if ((OWN_NETWORK)); then echo "$SUBNET.$((10 + $1))"; else echo 127.0.0.1; fi; }
+host_addr() { if ((OWN_NETWORK)); then echo "$SUBNET.1"; else echo 127.0.0.1; fi; }
+
 write_config() {
-  local ctld_port=$1 p1=$2 p2=$3 level=${HVD_SLURM_DEBUG:-info}
+  local ctld_port=$1 level=${HVD_SLURM_DEBUG:-info} i
+  shift
+  local ports=("$@")
   cat >"$CONF" <<EOF
 # Generated by $PROG start; private test cluster, see shared/docs/slurm-test-cluster.md.
 ClusterName=hvdtest
-SlurmctldHost=$(hostname -s)(127.0.0.1)
+SlurmctldHost=$(hostname -s)($(host_addr))
 SlurmctldPort=$ctld_port
 SlurmUser=root
 SlurmdUser=root
@@ -204,10 +291,14 @@ SlurmdTimeout=60
 InactiveLimit=0
 MinJobAge=30
 WaitTime=0
-NodeName=node1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$p1 CPUs=8 Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=1000 Gres=gpu:4 State=UNKNOWN
-NodeName=node2 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$p2 CPUs=8 Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=1000 Gres=gpu:4 State=UNKNOWN
-PartitionName=debug Nodes=node[1-2] Default=YES MaxTime=01:00:00 State=UP
 EOF
+  for ((i = 1; i <= ${#NODES[@]}; i++)); do
+    echo "NodeName=node$i NodeHostname=localhost NodeAddr=$(node_addr "$i") Port=${ports[i - 1]}" \
+         "CPUs=8 Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=1000 Gres=gpu:4" \
+         "State=UNKNOWN" >>"$CONF"
+  done
+  echo "PartitionName=debug Nodes=node[1-${#NODES[@]}] Default=YES MaxTime=01:00:00 State=UP" \
+    >>"$CONF"
   # Four distinct character devices that exist everywhere stand in for GPUs; plain files are
   # refused ("not a valid character or block device").
   cat >"$DIR/gres.conf" <<EOF
@@ -235,15 +326,16 @@ fail_start() {
   exit 1
 }
 
-# launch NAME UNSHARE_OPTS... -- SCRIPT: run SCRIPT (sh; $1 NAME, $2 its private tmp, $3 the
-# config) under unshare, record its pid and, once unshare has made it, its mount namespace.
+# launch NAME UNSHARE_OPTS... -- SCRIPT [ARGS...]: run SCRIPT (sh; $1 NAME, $2 its private
+# tmp, $3 the config, then ARGS) under unshare, record its pid and, once unshare has made it,
+# its mount namespace.
 launch() {
   local name=$1 opts=() pid ns i
   shift
   while [[ $1 != -- ]]; do opts+=("$1"); shift; done
   shift
   unshare "${opts[@]}" --propagation private sh -c "$1" sh "$name" "$DIR/tmp/$name" "$CONF" \
-    </dev/null >"$LOG/$name.out" 2>&1 &
+    "${@:2}" </dev/null >"$LOG/$name.out" 2>&1 &
   pid=$!
   echo "$pid" >"$RUN/hvd-$name.pid"
   # Never record the host's own namespace (before unshare(2) the child is still in it).
@@ -256,6 +348,13 @@ launch() {
   done
   [[ -n $ns ]] || fail_start "$(daemon_comm "$name") for $name did not start"
   echo "$ns" >"$RUN/hvd-$name.mntns"
+}
+
+# stop_leftover: stop the cluster an earlier start left in DIR, with that start's nodes.
+stop_leftover() {
+  local NODES=("${NODES[@]}")   # dynamic scope: stop_cluster sees these
+  if [[ -f $RUN/nodes ]]; then read -r -a NODES <"$RUN/nodes"; fi
+  stop_cluster
 }
 
 start_cluster() {
@@ -276,7 +375,7 @@ start_cluster() {
     if [[ -n $(ls -A "$DIR") && ! -e $DIR/$MARKER ]]; then
       die "$DIR exists, is not empty and was not made by $PROG; refusing to clean it"
     fi
-    stop_cluster || die "could not stop the cluster left in $DIR"
+    stop_leftover || die "could not stop the cluster left in $DIR"
     find "$DIR" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +
   fi
   mkdir -p "$DIR" "$RUN" "$LOG" "$DIR/state" "$DIR/spool"
@@ -287,7 +386,9 @@ start_cluster() {
   done
   for n in "${NODES[@]}"; do mkdir -p "$DIR/spool/$n"; done
 
-  read -r -a ports <<<"$(pick_ports 3)"
+  echo "${NODES[*]}" >"$RUN/nodes"
+  if ((OWN_NETWORK)); then make_bridge; fi
+  read -r -a ports <<<"$(pick_ports $((${#NODES[@]} + 1)))"
   write_config "${ports[@]}"
   export SLURM_CONF=$CONF
   # Daemons must not think they run inside some outer job.
@@ -308,10 +409,22 @@ start_cluster() {
   # unshare execs sh, which execs the daemon, so $! is the daemon's pid.
   # shellcheck disable=SC2016  # $1..$3 are sh's arguments
   launch ctld -m -- 'mount --bind "$2" /tmp && exec slurmctld -D -f "$3"'
-  for n in "${NODES[@]}"; do
+  local i=0 net_opts=() net_script=
+  if ((OWN_NETWORK)); then
+    net_opts=(-n)
+    # $4: the node's address, $5: the host's. eth0 appears once the host has made the pair.
     # shellcheck disable=SC2016
-    launch "$n" -m -u -- 'hostname "$1" && mount --bind "$2" /tmp &&
-      mount -t tmpfs -o mode=1777,size=50% "shm-$1" /dev/shm && exec slurmd -D -f "$3" -N "$1"'
+    net_script='ip link set lo up && t=0 && while ! ip link show eth0 >/dev/null 2>&1; do
+        t=$((t + 1)); [ $t -lt 200 ] || exit 1; sleep 0.05; done &&
+      ip addr add "$4/24" dev eth0 && ip link set eth0 up && ip route add default via "$5" &&'
+  fi
+  for n in "${NODES[@]}"; do
+    i=$((i + 1))
+    # shellcheck disable=SC2016
+    launch "$n" -m -u "${net_opts[@]}" -- 'hostname "$1" && mount --bind "$2" /tmp &&
+      mount -t tmpfs -o mode=1777,size=50% "shm-$1" /dev/shm && '"$net_script"'
+      exec slurmd -D -f "$3" -N "$1"' "$(node_addr "$i")" "$(host_addr)"
+    if ((OWN_NETWORK)); then connect_node "$n" "$(<"$RUN/hvd-$n.pid")"; fi
   done
 
   local deadline=$((SECONDS + timeout))
@@ -341,6 +454,10 @@ case $CMD in
     ;;
   stop)
     stop_cluster || die "some processes could not be stopped"
+    ;;
+  shape)
+    [[ $# -eq 2 ]] || usage
+    shape_node "$1" "$2"
     ;;
   env)
     [[ -f $CONF ]] || die "no cluster config at $CONF (run '$PROG start $DIR' first)"
