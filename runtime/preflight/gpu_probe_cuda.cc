@@ -17,6 +17,8 @@ GpuProbe probe_gpus() {
   probe.count = count;
   cudaDeviceProp prop{};
   if (count > 0 && cudaGetDeviceProperties(&prop, 0) == cudaSuccess) probe.model = prop.name;
+  char bus_id[32] = {};
+  if (count > 0 && cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), 0) == cudaSuccess) probe.id = bus_id;
   return probe;
 }
 

@@ -16,6 +16,7 @@ GpuProbe probe_gpus() {
   if (visible.empty()) return probe;
   probe.count = 1;
   for (char c : visible) probe.count += c == ',' ? 1 : 0;
+  probe.id = visible.substr(0, visible.find(','));
   return probe;
 }
 

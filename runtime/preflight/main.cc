@@ -57,6 +57,7 @@ ProbeRecord probe_this_rank(const Options& o) {
   const GpuProbe gpus = probe_gpus();
   r.visible_gpus = gpus.count;
   copy_text(r.gpu_model, sizeof(r.gpu_model), gpus.model);
+  copy_text(r.gpu_id, sizeof(r.gpu_id), gpus.id);
   r.rank = rank();
   r.nic_count = static_cast<int32_t>(std::min<size_t>(o.nics.size(), kMaxNics));
   for (int i = 0; i < r.nic_count; ++i) {

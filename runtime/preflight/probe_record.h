@@ -12,6 +12,7 @@ inline constexpr int kMaxNics = 16;  // NICs a profile may name; more are cut (a
 struct ProbeRecord {
   char host[64] = {};
   char gpu_model[64] = {};
+  char gpu_id[32] = {};          // the first visible GPU: PCI bus id ("" for none), see gpu_probe.h
   int32_t rank = 0;
   int32_t visible_gpus = 0;      // from the CUDA runtime when built with it, else the env
   uint32_t nics_present = 0;     // bit i: the profile's NIC i exists in /sys/class/net

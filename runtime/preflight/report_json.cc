@@ -19,6 +19,7 @@ nlohmann::json rank_json(const ProbeRecord& r, const std::vector<std::string>& n
           {"host", std::string(r.host)},
           {"gpus", r.visible_gpus},
           {"gpu_model", std::string(r.gpu_model)},
+          {"gpu_id", std::string(r.gpu_id)},
           {"nics", nics},
           {"clock_offset_ms", r.clock_offset_ms},
           {"clock_rtt_ms", r.clock_rtt_ms},
@@ -30,15 +31,18 @@ nlohmann::json node_json(const Measurements& m, size_t index) {
   const Node& node = m.nodes[index];
   double memory = 0;
   int gpus = 0;
+  nlohmann::json gpu_ids = nlohmann::json::array();  // per rank, in "ranks" order
   for (int r : node.ranks) {
     memory += m.ranks[r].memory_gbps;
     gpus += m.ranks[r].visible_gpus;
+    gpu_ids.push_back(std::string(m.ranks[r].gpu_id));
   }
   const ProbeRecord& leader = m.ranks[node.ranks.front()];
   nlohmann::json j = {{"host", node.host},
                       {"ranks", node.ranks},
                       {"gpus", gpus},
                       {"gpu_model", std::string(leader.gpu_model)},
+                      {"gpu_ids", gpu_ids},
                       {"clock_offset_ms", leader.clock_offset_ms},
                       {"clock_rtt_ms", leader.clock_rtt_ms},
                       {"memory_gbps", memory},

@@ -412,9 +412,13 @@ start_cluster() {
   local i=0 net_opts=() net_script=
   if ((OWN_NETWORK)); then
     net_opts=(-n)
-    # $4: the node's address, $5: the host's. eth0 appears once the host has made the pair.
+    # $4: the node's address, $5: the host's. eth0 appears once the host has made the pair. A
+    # sysfs of the namespace's own, so /sys/class/net lists the node's NICs (preflight's check),
+    # with the host's cgroup tree moved over into it (slurmd needs /sys/fs/cgroup).
     # shellcheck disable=SC2016
-    net_script='ip link set lo up && t=0 && while ! ip link show eth0 >/dev/null 2>&1; do
+    net_script='mkdir -p /tmp/.hvd-cgroup && mount --rbind /sys/fs/cgroup /tmp/.hvd-cgroup &&
+      mount -t sysfs sysfs /sys && mount --move /tmp/.hvd-cgroup /sys/fs/cgroup &&
+      ip link set lo up && t=0 && while ! ip link show eth0 >/dev/null 2>&1; do
         t=$((t + 1)); [ $t -lt 200 ] || exit 1; sleep 0.05; done &&
       ip addr add "$4/24" dev eth0 && ip link set eth0 up && ip route add default via "$5" &&'
   fi

@@ -123,7 +123,8 @@ int run_preflight(const PreflightOptions& o, const EnvMap& env) {
     return rc;
   }
   const preflight::Verdict verdict =
-      preflight::judge(read_report(dir.report()), o.threshold, profile.gpus_per_node);
+      preflight::judge(read_report(dir.report()), o.threshold,
+                       {profile.gpus_per_node, profile.gpu_model});
   preflight::print_verdict(std::cout, verdict);
   if (!verdict.flagged_hosts.empty()) {
     std::cout << "--exclude=" << slurm::compress_hostlist(verdict.flagged_hosts) << std::endl;

@@ -2,6 +2,7 @@
 #include "preflight/verdict.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -26,7 +27,9 @@ std::string below(const char* what, double value, double threshold, double med, 
 NodeVerdict node_of(const nlohmann::json& n) {
   NodeVerdict v;
   v.host = n.at("host").get<std::string>();
-  v.ranks = static_cast<int>(n.at("ranks").size());
+  v.rank_ids = n.at("ranks").get<std::vector<int>>();
+  v.ranks = static_cast<int>(v.rank_ids.size());
+  v.gpu_ids = n.value("gpu_ids", std::vector<std::string>());
   v.gpus = n.at("gpus").get<int>();
   v.gpu_model = n.value("gpu_model", "");
   v.missing_nics = n.at("missing_nics").get<std::vector<std::string>>();
@@ -53,9 +56,33 @@ Medians medians_of(const Verdict& v) {
   return {median(memory), median(intra), median(busbw), median(latency)};
 }
 
-void judge_node(NodeVerdict& n, const Verdict& v, int expected_gpus) {
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// GPU binding: two ranks of the node on one GPU. Named once per shared GPU.
+void judge_gpu_sharing(NodeVerdict& n) {
+  for (size_t i = 0; i < n.gpu_ids.size() && i < n.rank_ids.size(); ++i) {
+    if (n.gpu_ids[i].empty()) continue;
+    for (size_t k = 0; k < i; ++k) {
+      if (n.gpu_ids[k] != n.gpu_ids[i]) continue;
+      n.reasons.push_back(str_cat("ranks ", n.rank_ids[k], " and ", n.rank_ids[i], " share GPU ",
+                                  n.gpu_ids[i]));
+      break;
+    }
+  }
+}
+
+void judge_node(NodeVerdict& n, const Verdict& v, const NodeExpectation& expected) {
   const double t = v.threshold;
+  const int expected_gpus = expected.gpus;
   for (const std::string& nic : n.missing_nics) n.reasons.push_back("NIC " + nic + " missing");
+  if (n.gpus > 0 && !expected.gpu_model.empty() &&
+      lower(n.gpu_model).find(lower(expected.gpu_model)) == std::string::npos) {
+    n.reasons.push_back(str_cat("GPU model '", n.gpu_model, "', profile: '", expected.gpu_model, "'"));
+  }
+  judge_gpu_sharing(n);
   if (expected_gpus > 0 && n.gpus == 0) {
     // The probe's model text carries the CUDA runtime's error when it had one.
     const bool said_why = !n.gpu_model.empty() && n.gpu_model != "no CUDA";
@@ -95,7 +122,7 @@ double median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
-Verdict judge(const nlohmann::json& report, double threshold, int expected_gpus) {
+Verdict judge(const nlohmann::json& report, double threshold, const NodeExpectation& expected) {
   if (!(threshold > 0 && threshold <= 1)) {
     throw UsageError(str_cat("--threshold: must be in (0, 1], got ", threshold));
   }
@@ -127,7 +154,7 @@ Verdict judge(const nlohmann::json& report, double threshold, int expected_gpus)
     }
   }
   for (NodeVerdict& n : v.nodes) {
-    judge_node(n, v, expected_gpus);
+    judge_node(n, v, expected);
     if (!n.reasons.empty()) v.flagged_hosts.push_back(n.host);
   }
   return v;
@@ -147,7 +174,8 @@ nlohmann::json to_json(const Verdict& v) {
   j["nodes"] = nlohmann::json::array();
   for (const NodeVerdict& n : v.nodes) {
     j["nodes"].push_back({{"host", n.host}, {"ranks", n.ranks}, {"gpus", n.gpus},
-                          {"gpu_model", n.gpu_model}, {"missing_nics", n.missing_nics},
+                          {"gpu_model", n.gpu_model}, {"gpu_ids", n.gpu_ids},
+                          {"missing_nics", n.missing_nics},
                           {"clock_offset_ms", n.clock_offset_ms}, {"clock_rtt_ms", n.clock_rtt_ms},
                           {"memory_gbps", n.memory_gbps},
                           {"intra_busbw_gbps", n.intra_busbw_gbps},

@@ -9,7 +9,9 @@
 //    below threshold x median;
 //  - link latency: above median / threshold;
 //  - a node is flagged when a NIC the profile names is missing on it, when the profile says it
-//    has GPUs and none is visible, when its clock is off by more than kClockSkewLimitMs beyond
+//    has GPUs and none is visible, when its GPU is not the profile's model (the profile's
+//    gpu_model is not part of the name CUDA gives, case aside), when two of its ranks are bound to
+//    one GPU (the same PCI bus id; without CUDA, the same CUDA_VISIBLE_DEVICES entry), when its clock is off by more than kClockSkewLimitMs beyond
 //    what the measurement can tell, or when it has two or more links and all are flagged (with a
 //    ring of nodes, each node is in two links: the slow node is the one both of whose links are
 //    slow). A single slow link between two nodes names the link, not a node.
@@ -29,8 +31,10 @@ inline constexpr double kClockSkewLimitMs = 50;
 struct NodeVerdict {
   std::string host;
   int ranks = 0;
+  std::vector<int> rank_ids;       // the node's ranks
   int gpus = 0;
   std::string gpu_model;
+  std::vector<std::string> gpu_ids;  // per rank, as rank_ids; "" where it sees no GPU
   std::vector<std::string> missing_nics;
   double clock_offset_ms = 0;
   double clock_rtt_ms = 0;
@@ -69,10 +73,15 @@ struct Verdict {
 /// The median of `values` (the mean of the middle two for an even count); 0 for none.
 double median(std::vector<double> values);
 
-/// Judges a report ("tool": "hvd-preflight"). `expected_gpus` is the profile's GPUs per node
-/// (0: not checked). Throws ConfigError naming what is missing when the JSON is not such a
+/// What the site profile says a node has; zero and empty are not checked.
+struct NodeExpectation {
+  int gpus = 0;
+  std::string gpu_model;  // e.g. "A100", matched against CUDA's device name
+};
+
+/// Judges a report ("tool": "hvd-preflight") against the profile's `expected` node. Throws ConfigError naming what is missing when the JSON is not such a
 /// report, and UsageError for a threshold outside (0, 1].
-Verdict judge(const nlohmann::json& report, double threshold, int expected_gpus);
+Verdict judge(const nlohmann::json& report, double threshold, const NodeExpectation& expected);
 
 /// The verdict as JSON (what --json writes): the report's figures with reasons and medians.
 nlohmann::json to_json(const Verdict& verdict);

@@ -49,7 +49,7 @@ TEST_CASE("judge: a uniform cluster flags nothing") {
   const auto v = preflight::judge(
       report({node("n1", 10, 5), node("n2", 10.5, 5.2), node("n3", 9.8, 4.9)},
              {link("n1", "n2", 1), link("n2", "n3", 1.1), link("n3", "n1", 0.95)}),
-      0.7, 0);
+      0.7, {});
   CHECK_FALSE(v.anything_flagged());
   CHECK(v.flagged_hosts.empty());
   CHECK(v.medians.memory_gbps == doctest::Approx(10));
@@ -58,7 +58,7 @@ TEST_CASE("judge: a uniform cluster flags nothing") {
 }
 
 TEST_CASE("judge: the node whose links are all slow is named, its neighbours are not") {
-  const auto v = preflight::judge(ring_with_slow_node3(), 0.7, 0);
+  const auto v = preflight::judge(ring_with_slow_node3(), 0.7, {});
   REQUIRE(v.flagged_hosts == std::vector<std::string>{"n3"});
   CHECK(v.links[1].reasons.size() == 1);
   CHECK(v.links[0].reasons.empty());
@@ -68,7 +68,7 @@ TEST_CASE("judge: the node whose links are all slow is named, its neighbours are
 
 TEST_CASE("judge: the threshold is adjustable, at 0.2 x median the slow links pass") {
   // Median of {1, 0.3, 0.3, 1} is 0.65; 0.3 >= 0.2 x 0.65.
-  const auto v = preflight::judge(ring_with_slow_node3(), 0.2, 0);
+  const auto v = preflight::judge(ring_with_slow_node3(), 0.2, {});
   CHECK_FALSE(v.anything_flagged());
 }
 
@@ -77,7 +77,7 @@ TEST_CASE("judge: slow memory, slow shared memory, a missing NIC, no GPU, a wron
                 node("gpu04", 10, 5), node("gpu05", 10, 5)};
   nodes[3]["missing_nics"] = {"hsn1"};
   nodes[4]["clock_offset_ms"] = 900.0;
-  const auto v = preflight::judge(report(nodes, json::array()), 0.7, 0);
+  const auto v = preflight::judge(report(nodes, json::array()), 0.7, {});
   CHECK(v.flagged_hosts == std::vector<std::string>{"gpu02", "gpu03", "gpu04", "gpu05"});
   CHECK(v.nodes[1].reasons.at(0).find("memory") == 0);
   CHECK(v.nodes[2].reasons.at(0).find("intra-node busbw") == 0);
@@ -86,11 +86,11 @@ TEST_CASE("judge: slow memory, slow shared memory, a missing NIC, no GPU, a wron
   CHECK(hvd::launcher::slurm::compress_hostlist(v.flagged_hosts) == "gpu[02-05]");
 
   // With a profile that has 4 GPUs per node, a node that sees none is flagged too.
-  const auto with_gpus = preflight::judge(report(json::array({node("a1", 10)}), json::array()), 0.7, 4);
+  const auto with_gpus = preflight::judge(report(json::array({node("a1", 10)}), json::array()), 0.7, {4, ""});
   CHECK(with_gpus.nodes[0].reasons.at(0) == "no GPU visible (profile: 4 per node)");
   json no_driver = node("a1", 10);
   no_driver["gpu_model"] = "CUDA driver version is insufficient for CUDA runtime version";
-  const auto why = preflight::judge(report(json::array({no_driver}), json::array()), 0.7, 4);
+  const auto why = preflight::judge(report(json::array({no_driver}), json::array()), 0.7, {4, ""});
   CHECK(why.nodes[0].reasons.at(0) ==
         "no GPU visible (profile: 4 per node; CUDA driver version is insufficient for CUDA "
         "runtime version)");
@@ -99,28 +99,65 @@ TEST_CASE("judge: slow memory, slow shared memory, a missing NIC, no GPU, a wron
 TEST_CASE("judge: one slow link between two nodes names the link, not a node") {
   const auto v = preflight::judge(
       report({node("n1", 10), node("n2", 10)}, {link("n1", "n2", 1), link("n1", "n2", 0.1)}), 0.7,
-      0);
+      {});
   CHECK(v.flagged_hosts.empty());
   CHECK(v.anything_flagged());
   // A slow latency alone flags a link: 300 us > median 175 us / 0.7.
   const auto lat = preflight::judge(
       report({node("n1", 10), node("n2", 10)}, {link("n1", "n2", 1, 50), link("n1", "n2", 1, 300)}),
-      0.7, 0);
+      0.7, {});
   CHECK(lat.links[1].reasons.at(0).find("latency 300.0 us") == 0);
 }
 
 TEST_CASE("judge: refuses what is not a preflight report, and a bad threshold") {
-  CHECK_THROWS_AS(preflight::judge(json{{"tool", "hvd-bench"}}, 0.7, 0), hvd::ConfigError);
-  CHECK_THROWS_AS(preflight::judge(json{{"tool", "hvd-preflight"}}, 0.7, 0), hvd::ConfigError);
-  CHECK_THROWS_AS(preflight::judge(ring_with_slow_node3(), 0, 0), hvd::UsageError);
-  CHECK_THROWS_AS(preflight::judge(ring_with_slow_node3(), 1.5, 0), hvd::UsageError);
+  CHECK_THROWS_AS(preflight::judge(json{{"tool", "hvd-bench"}}, 0.7, {}), hvd::ConfigError);
+  CHECK_THROWS_AS(preflight::judge(json{{"tool", "hvd-preflight"}}, 0.7, {}), hvd::ConfigError);
+  CHECK_THROWS_AS(preflight::judge(ring_with_slow_node3(), 0, {}), hvd::UsageError);
+  CHECK_THROWS_AS(preflight::judge(ring_with_slow_node3(), 1.5, {}), hvd::UsageError);
 }
 
 TEST_CASE("to_json: flags and reasons for every node and link") {
-  const json j = preflight::to_json(preflight::judge(ring_with_slow_node3(), 0.7, 0));
+  const json j = preflight::to_json(preflight::judge(ring_with_slow_node3(), 0.7, {}));
   CHECK(j["tool"] == "hvdrun preflight");
   CHECK(j["flagged_hosts"] == json{"n3"});
   CHECK(j["nodes"][2]["flagged"] == true);
   CHECK(j["links"][0]["flagged"] == false);
   CHECK(j["links"][1]["flagged"] == true);
+}
+
+TEST_CASE("judge: a GPU that is not the profile's model flags its node; case and vendor prefix aside") {
+  json a100 = node("g1", 10);
+  a100["gpus"] = 2;
+  a100["gpu_model"] = "NVIDIA A100-SXM4-40GB";
+  a100["gpu_ids"] = {"00000000:07:00.0", "00000000:0F:00.0"};
+  json v100 = a100;
+  v100["host"] = "g2";
+  v100["gpu_model"] = "Tesla V100-SXM2-16GB";
+  const auto v = preflight::judge(report({a100, v100}, json::array()), 0.7, {4, "a100"});
+  CHECK(v.nodes[0].reasons.empty());
+  REQUIRE(v.nodes[1].reasons.size() == 1);
+  CHECK(v.nodes[1].reasons[0] == "GPU model 'Tesla V100-SXM2-16GB', profile: 'a100'");
+  CHECK(v.flagged_hosts == std::vector<std::string>{"g2"});
+  // No model in the profile: any model passes.
+  CHECK_FALSE(preflight::judge(report({a100, v100}, json::array()), 0.7, {4, ""}).anything_flagged());
+}
+
+TEST_CASE("judge: two ranks of a node bound to one GPU flag it, naming the ranks and the GPU") {
+  json shared = node("g1", 10);
+  shared["ranks"] = {4, 5, 6};
+  shared["gpus"] = 3;
+  shared["gpu_model"] = "NVIDIA H100";
+  shared["gpu_ids"] = {"0000:07:00.0", "0000:0f:00.0", "0000:07:00.0"};
+  json distinct = shared;
+  distinct["host"] = "g2";
+  distinct["gpu_ids"] = {"0000:07:00.0", "0000:0f:00.0", "0000:47:00.0"};
+  json none = node("g3", 10);  // no GPUs: empty ids are never "shared"
+  none["gpu_ids"] = {"", ""};
+  const auto v = preflight::judge(report({shared, distinct, none}, json::array()), 0.7, {});
+  REQUIRE(v.nodes[0].reasons.size() == 1);
+  CHECK(v.nodes[0].reasons[0] == "ranks 4 and 6 share GPU 0000:07:00.0");
+  CHECK(v.nodes[1].reasons.empty());
+  CHECK(v.nodes[2].reasons.empty());
+  // The verdict's JSON keeps each rank's GPU for the report.
+  CHECK(preflight::to_json(v)["nodes"][0]["gpu_ids"].size() == 3);
 }
