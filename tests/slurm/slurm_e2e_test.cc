@@ -84,6 +84,30 @@ TEST_CASE("hvdrun sbatch --submit: 8 ranks over 2 nodes with the right identity 
   CHECK(read_text(dir.file("job.sbatch")).find("#SBATCH --nodes=2") != std::string::npos);
 }
 
+TEST_CASE("hvdrun sbatch --preflight: a flagged node ends the job before the program, exit 6") {
+  TempDir dir;
+  // A profile naming a NIC no node has: both nodes are flagged whatever the timings.
+  const std::string missing_nic =
+      std::string(HVD_SOURCE_DIR) + "/tests/data/site-profiles/hvdtest-missing-nic.yaml";
+  const ProcessResult submit = run(hvdrun(
+      {"sbatch", "--profile", missing_nic, "-N", "2", "-t", "00:05:00", "--preflight", "--log",
+       dir.file("job.out"), "--sbatch-arg=--chdir=" + dir.path(), "--submit", "--",
+       RANK_PROBE_EXE, "env"}));
+  REQUIRE_MESSAGE(submit.exit_code == 0, submit.err);
+  const std::string job_id = split_lines(submit.out).at(0);
+  wait_for_job(job_id);
+  const std::string output = read_text(dir.file("job.out"));
+  INFO(output);
+  CHECK(output.find("NIC hvdtest-nic0 missing") != std::string::npos);
+  CHECK(output.find("--exclude=node[1-2]") != std::string::npos);
+  CHECK(rank_lines(output).empty());  // the program never ran
+  const ProcessResult job = run({"/usr/bin/scontrol", "-o", "show", "job", job_id});
+  CHECK(job.out.find(" ExitCode=6:0") != std::string::npos);
+  // The figures, named after the job, in the job's working folder.
+  const json report = json::parse(read_text(dir.file("hvdrun-preflight-" + job_id + ".json")));
+  CHECK(report.at("flagged_hosts") == json::array({"node1", "node2"}));
+}
+
 TEST_CASE("hvdrun inside salloc launches one srun step") {
   const ProcessResult r = run(salloc({"--", RANK_PROBE_EXE, "env"}));
   INFO(r.err);

@@ -64,6 +64,12 @@ config::RunOptions job_run_options(const SbatchOptions& o, const profile::SitePr
   return opts;
 }
 
+// `hvdrun preflight --strict` in the job, with the job's profile, before the program.
+std::vector<std::string> preflight_line(const profile::SiteProfile& p) {
+  return {std::filesystem::read_symlink("/proc/self/exe").string(), "preflight", "--strict",
+          "--profile", p.source.empty() ? p.name : p.source};
+}
+
 // With --requeue-on-signal and no --signal-lead: enough for the default checkpoint grace (60 s),
 // the kill grace after it (10 s) and the requeue. submitit's default is 90 s.
 constexpr int kDefaultRequeueLead = 120;
@@ -112,6 +118,10 @@ CLI::App* register_sbatch(CLI::App& app, SbatchOptions& o) {
                 "On the preemption signal (--signal-lead, default 120 s), give the ranks time to "
                 "checkpoint (--hvdrun-arg=--checkpoint-grace-seconds=S, 60), then requeue the "
                 "job if they all exited 0 (#SBATCH --requeue)");
+  cmd->add_flag("--preflight", o.preflight,
+                "Run hvdrun preflight --strict on the allocation before the program: a flagged "
+                "node or link ends the job (exit 6) with an --exclude= line in the log, and the "
+                "figures in hvdrun-preflight-<job id>.json");
   cmd->add_flag("--exclusive", r.exclusive, "Whole nodes only");
   cmd->add_option(
       "--sbatch-arg", r.extra_directives,
@@ -140,6 +150,7 @@ int run_sbatch(const SbatchOptions& o, const EnvMap& env) {
     check_requeue_lead(request, job_run_options(options, p));
   }
   request.launch = launch_line(options, p);
+  if (o.preflight) request.preflight = preflight_line(p);
   slurm::check_batch_request(request, p);
   profile::GuardContext guard{request.extra_directives, env};
   for (const profile::EnvVar& v : p.env) guard.rank_env.emplace(v.name, v.value);

@@ -22,6 +22,7 @@ struct SbatchOptions {
   std::string template_file;  // the user's own template
   bool submit = false;
   bool explain = false;       // print what hvdrun will run in the job, nothing else
+  bool preflight = false;     // hvdrun preflight --strict in the job before the program
   std::vector<std::string> hvdrun_args;  // --hvdrun-arg: options for hvdrun inside the job
   std::vector<std::string> command;
 };

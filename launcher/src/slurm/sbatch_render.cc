@@ -241,6 +241,12 @@ std::string render_batch_script(const BatchRequest& r, const profile::SiteProfil
   data.set("requeue", r.requeue_on_signal ? mstch::data::type::bool_true
                                           : mstch::data::type::bool_false);
   data.set("launch", shell_join(r.launch));
+  // The job id is known only in the job: the one unquoted part, a variable Slurm always sets.
+  data.set("preflight", r.preflight.empty() ? std::string()
+                                            : shell_join(r.preflight) +
+                                                  " --json \"hvdrun-preflight-${SLURM_JOB_ID}.json\"");
+  data.set("has_preflight",
+           r.preflight.empty() ? mstch::data::type::bool_false : mstch::data::type::bool_true);
   mstch::data explain{mstch::data::type::list};
   for (const std::string& line : r.explain) explain << mstch::object{{"line", comment_text(line)}};
   data.set("explain", explain);

@@ -27,6 +27,9 @@ struct BatchRequest {
   bool exclusive = false;
   std::vector<std::string> extra_directives;  // --sbatch-arg values, as they are
   std::vector<std::string> launch;            // the whole line that runs hvdrun in the job
+  // --preflight: the line that runs `hvdrun preflight --strict` first (its --json is added by
+  // the script, named after the job id); empty: no preflight.
+  std::vector<std::string> preflight;
   std::vector<std::string> explain;  // what hvdrun will run there, one comment line each
 };
 

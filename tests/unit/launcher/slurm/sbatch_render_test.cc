@@ -230,3 +230,19 @@ TEST_CASE("sbatch_render: each directive is one argument as sbatch's #SBATCH par
   CHECK(script.find("#SBATCH --mail-type=END  # from --sbatch-arg\n") != std::string::npos);
   CHECK(script.find("#SBATCH --nodes=2\n") != std::string::npos);  // plain values stay plain
 }
+
+TEST_CASE("sbatch_render: --preflight runs hvdrun preflight --strict before the program") {
+  slurm::BatchRequest r = request();
+  CHECK(slurm::render_batch_script(r, site(), default_template(), "t").find("preflight") ==
+        std::string::npos);
+  r.preflight = {"/opt/bin/hvdrun", "preflight", "--strict", "--profile", "/etc/site.yaml"};
+  const std::string script = slurm::render_batch_script(r, site(), default_template(), "t");
+  const std::string line =
+      "/opt/bin/hvdrun preflight --strict --profile /etc/site.yaml --json "
+      "\"hvdrun-preflight-${SLURM_JOB_ID}.json\"\n";
+  const size_t at = script.find(line);
+  REQUIRE_MESSAGE(at != std::string::npos, script);
+  // Before the program, under set -e, so that a flagged node stops the job there.
+  CHECK(at < script.find("exec /opt/bin/hvdrun --profile"));
+  CHECK(script.find("set -euo pipefail") < at);
+}
