@@ -29,6 +29,11 @@ void register_commands(CLI::App& app, Commands& c) {
   c.report_cmd = register_report(app, c.report);
   c.predict_cmd = register_predict(app, c.predict);
   c.preflight_cmd = register_preflight(app, c.preflight);
+  // A subcommand inherits the footer its parent had when it was made: the run's table.
+  for (CLI::App* tool : {c.sbatch_cmd, c.profiles_cmd, c.report_cmd, c.predict_cmd}) {
+    tool->footer(kToolExitCodeHelp);
+    for (CLI::App* sub : tool->get_subcommands({})) sub->footer(kToolExitCodeHelp);
+  }
 }
 
 int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {

@@ -49,4 +49,16 @@ inline constexpr const char* kExitCodeHelp =
     "  hvdrun (SIGINT, SIGTERM, ...) never restarts it, nor does a preemption notice (SIGUSR1/2):\n"
     "  with --requeue-on-signal the job is requeued instead once every rank has exited 0.\n";
 
+/// The exit-code table for --help of the commands that start no ranks (report, predict,
+/// profiles, sbatch): the run's table would speak of ranks and restarts they never have.
+inline constexpr const char* kToolExitCodeHelp =
+    "Exit codes:\n"
+    "  0        done\n"
+    "  2        usage error (unknown flag, bad value)\n"
+    "  3        an input file or profile is missing, unreadable or not what it should be\n"
+    "  4        scheduler error (sbatch --submit: Slurm refused the script or is missing)\n"
+    "  5        a program it needs could not run (gnuplot for report), or its output could not\n"
+    "           be written\n"
+    "  70       internal error in hvdrun (please report it)\n";
+
 }  // namespace hvd::launcher::cli
