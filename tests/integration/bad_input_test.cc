@@ -45,6 +45,17 @@ TEST_CASE("usage errors exit 2") {
   expect_error({"-np", "2", "--bind-to", "socket", "--", "/bin/true"}, 2, "socket");
 }
 
+TEST_CASE("a run option before a command's name is refused, not quietly dropped") {
+  // The command has the option: say where it goes.
+  expect_error({"--profile", "local", "preflight"}, 2,
+               "--profile before 'preflight' is an option of a run, which hvdrun preflight would "
+               "not see: put it after the command (hvdrun preflight --profile ...)");
+  // It has not: say so.
+  expect_error({"-np", "2", "sbatch", "-t", "10", "--", "/bin/true"}, 2,
+               "hvdrun sbatch has no --num-proc; see hvdrun sbatch --help");
+  expect_error({"--verbose", "report", "x.json"}, 2, "--verbose before 'report'");
+}
+
 TEST_CASE("configuration errors exit 3 and point at the file") {
   TempDir dir;
   expect_error({"-np", "2", "--config-file", dir.file("missing.yaml"), "--", "/bin/true"}, 3,

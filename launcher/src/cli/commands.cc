@@ -6,6 +6,8 @@
 #include "cli/profiles_cmd.h"
 #include "cli/run_cmd.h"
 #include "hvd/build_config.h"
+#include "hvd/error.h"
+#include "hvd/str_cat.h"
 
 namespace hvd::launcher::cli {
 namespace {
@@ -36,7 +38,33 @@ void register_commands(CLI::App& app, Commands& c) {
   }
 }
 
+// The first run option given before a subcommand's name ("" for none). Such an option belongs
+// to a run, and the subcommand would never see it: `hvdrun --profile X preflight` must not
+// quietly check with the detected profile.
+std::string run_option_before(const CLI::App& app) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() > 0) return option->get_name();
+  }
+  return "";
+}
+
+void refuse_run_options_before(const CLI::App& app, const CLI::App& sub) {
+  const std::string option = run_option_before(app);
+  if (option.empty()) return;
+  const std::string& name = sub.get_name();
+  const std::string where =
+      sub.get_option_no_throw(option) != nullptr
+          ? str_cat("put it after the command (hvdrun ", name, " ", option, " ...)")
+          : str_cat("hvdrun ", name, " has no ", option, "; see hvdrun ", name, " --help");
+  throw UsageError(str_cat(option, " before '", name, "' is an option of a run, which hvdrun ",
+                           name, " would not see: ", where));
+}
+
 int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
+  for (const CLI::App* sub : {c.exec_rank_cmd, c.sbatch_cmd, c.profiles_cmd, c.report_cmd,
+                              c.predict_cmd, c.preflight_cmd}) {
+    if (*sub) refuse_run_options_before(app, *sub);
+  }
   if (*c.exec_rank_cmd) {
     c.exec_rank.command = take_command(*c.exec_rank_cmd, app);
     return run_exec_rank(c.exec_rank, env);
