@@ -70,19 +70,20 @@ predict::Workload workload_of(const PredictOptions& o) {
 
 // A link from hvd-bench JSON, or from the two flags; says where it came from.
 predict::Link link_of(const std::string& file, double latency_us, double gbps, const char* name,
-                      double small_bytes, std::vector<std::string>& notes) {
+                      double small_bytes, double focus_bytes, std::vector<std::string>& notes) {
   if (latency_us >= 0 && gbps > 0) {
     notes.push_back(str_cat(name, " link: ", latency_us, " us, ", gbps, " GB/s (given)"));
     return {latency_us, gbps};
   }
   if (file.empty()) return {};
-  const predict::LinkFit fit = predict::fit_link(read_json(file), file, small_bytes);
-  char text[256];
+  const predict::LinkFit fit = predict::fit_link(read_json(file), file, small_bytes, focus_bytes);
+  char text[512];
   std::snprintf(text, sizeof(text),
-                "%s link: %.2f us, %.3f GB/s, fitted to %d allreduce sizes of %s (%d ranks on "
-                "%d host(s), %s; worst error %.0f%%)",
-                name, fit.link.latency_us, fit.link.bandwidth_gbps, fit.rows, file.c_str(),
-                fit.ranks, fit.hosts, fit.backend.c_str(), 100 * fit.worst_error);
+                "%s link: %.2f us, %.3f GB/s, fitted to %d allreduce sizes (%.0f to %.0f B, near "
+                "the job's %.0f B) of %s (%d ranks on %d host(s), %s; worst error %.0f%%)",
+                name, fit.link.latency_us, fit.link.bandwidth_gbps, fit.rows, fit.min_bytes,
+                fit.max_bytes, focus_bytes, file.c_str(), fit.ranks, fit.hosts,
+                fit.backend.c_str(), 100 * fit.worst_error);
   notes.push_back(text);
   return fit.link;
 }
@@ -149,8 +150,12 @@ int run_predict(const PredictOptions& o, const EnvMap& /*env*/) {
   }
   std::vector<std::string> notes;
   predict::Cluster c;
-  c.intra = link_of(o.intra_file, o.intra_latency_us, o.intra_gbps, "intra-node", s.small_bytes, notes);
-  c.inter = link_of(o.inter_file, o.inter_latency_us, o.inter_gbps, "inter-node", s.small_bytes, notes);
+  // The job's largest allreduce: all its gradients fused, up to the fusion threshold.
+  const double focus = std::min(w.gradient_bytes, s.fusion_bytes);
+  c.intra = link_of(o.intra_file, o.intra_latency_us, o.intra_gbps, "intra-node", s.small_bytes,
+                    focus, notes);
+  c.inter = link_of(o.inter_file, o.inter_latency_us, o.inter_gbps, "inter-node", s.small_bytes,
+                    focus, notes);
   c.cores_per_node = o.cores_per_node;
   for (int n : o.nodes) {
     if (n < 1) throw UsageError(str_cat("--nodes: ", n, " is not a node count"));

@@ -23,9 +23,22 @@ std::pair<double, double> coefficients(double bytes, int ranks, double small_byt
           allreduce_us(bytes, ranks, unit_per_byte, small_bytes)};
 }
 
+// The rows within kFitSizeFactor of focus_bytes, when there are two or more; else all.
+std::vector<Row> near(const std::vector<Row>& rows, double focus_bytes) {
+  if (focus_bytes <= 0) return rows;
+  std::vector<Row> kept;
+  for (const Row& r : rows) {
+    if (r.bytes >= focus_bytes / kFitSizeFactor && r.bytes <= focus_bytes * kFitSizeFactor) {
+      kept.push_back(r);
+    }
+  }
+  return kept.size() >= 2 ? kept : rows;
+}
+
 }  // namespace
 
-LinkFit fit_link(const nlohmann::json& bench, const std::string& path, double small_bytes) {
+LinkFit fit_link(const nlohmann::json& bench, const std::string& path, double small_bytes,
+                 double focus_bytes) {
   if (!bench.is_object() || bench.value("tool", "") != "hvd-bench") {
     throw ConfigError(str_cat(path, ": not hvd-bench JSON (no \"tool\": \"hvd-bench\")"));
   }
@@ -59,6 +72,7 @@ LinkFit fit_link(const nlohmann::json& bench, const std::string& path, double sm
     throw ConfigError(str_cat(path, ": needs libhvd allreduce times at two sizes or more, has ",
                               rows.size()));
   }
+  rows = near(rows, focus_bytes);
   // Weighted least squares, weights 1/t^2: each size counts by its relative error.
   double saa = 0, sab = 0, sbb = 0, sat = 0, sbt = 0;
   for (const Row& r : rows) {
@@ -79,6 +93,12 @@ LinkFit fit_link(const nlohmann::json& bench, const std::string& path, double sm
   }
   fit.link = {latency, 1e-3 / per_byte};
   fit.rows = static_cast<int>(rows.size());
+  fit.min_bytes = rows.front().bytes;
+  fit.max_bytes = rows.back().bytes;
+  for (const Row& r : rows) {
+    fit.min_bytes = std::min(fit.min_bytes, r.bytes);
+    fit.max_bytes = std::max(fit.max_bytes, r.bytes);
+  }
   for (const Row& r : rows) {
     const double model = allreduce_us(r.bytes, fit.ranks, fit.link, small_bytes);
     fit.worst_error = std::max(fit.worst_error, std::abs(model - r.time_us) / r.time_us);

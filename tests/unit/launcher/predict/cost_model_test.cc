@@ -94,6 +94,30 @@ TEST_CASE("fit_link: recovers a link from allreduce times it generated") {
   CHECK(fit.rows == static_cast<int>(rows.size()));
 }
 
+TEST_CASE("fit_link: near the job's allreduce size, the link the job will see") {
+  // A link that is fast up to 1 MB and slower above (a rate limiter, a TCP window): one line
+  // over all sizes fits neither; the sizes near the job's give the large-message bandwidth.
+  const predict::Link small{5, 10.0}, large{5, 2.0};
+  nlohmann::json rows = nlohmann::json::array();
+  for (double bytes = 8; bytes <= 64e6; bytes *= 4) {
+    const predict::Link& link = bytes <= 1e6 ? small : large;
+    rows.push_back({{"bytes", bytes},
+                    {"impls", {{"hvd", {{"time_us", predict::allreduce_us(bytes, 2, link, 64 * 1024)}}}}}});
+  }
+  const nlohmann::json bench = {{"tool", "hvd-bench"}, {"ranks", 2}, {"hosts", 2},
+                                {"backend", "ring/tcp"},
+                                {"results", {{{"op", "allreduce"}, {"rows", rows}}}}};
+  const predict::LinkFit near = predict::fit_link(bench, "b.json", 64 * 1024, 32e6);
+  CHECK(near.link.bandwidth_gbps == doctest::Approx(2.0).epsilon(0.01));
+  CHECK(near.min_bytes >= 32e6 / predict::kFitSizeFactor);
+  CHECK(near.max_bytes <= 32e6 * predict::kFitSizeFactor);
+  const predict::LinkFit all = predict::fit_link(bench, "b.json", 64 * 1024);
+  CHECK(all.rows == static_cast<int>(rows.size()));
+  CHECK(all.worst_error > near.worst_error);
+  // Fewer than two sizes near the focus: all of them, as without one.
+  CHECK(predict::fit_link(bench, "b.json", 64 * 1024, 1e12).rows == all.rows);
+}
+
 TEST_CASE("fit_link: input it cannot fit is a config error naming the file") {
   CHECK_THROWS_WITH_AS(predict::fit_link({{"tool", "hvd-train"}}, "t.json", 65536),
                        "t.json: not hvd-bench JSON (no \"tool\": \"hvd-bench\")", hvd::ConfigError);
