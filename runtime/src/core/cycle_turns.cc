@@ -62,10 +62,12 @@ void CycleTurns::wait_while_callers_drive(std::chrono::microseconds period) {
   }
 }
 
-void CycleTurns::sleep_until(Clock::time_point deadline) {
+bool CycleTurns::sleep_until(Clock::time_point deadline) {
   std::unique_lock<std::mutex> lock(mutex_);
-  loop_wake_.wait_until(lock, deadline, [this] { return closed_ || loop_woken_; });
+  const bool woken =
+      loop_wake_.wait_until(lock, deadline, [this] { return closed_ || loop_woken_; });
   loop_woken_ = false;
+  return woken;
 }
 
 bool CycleTurns::try_take_for_loop() {

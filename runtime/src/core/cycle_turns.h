@@ -38,8 +38,9 @@ class CycleTurns {
   /// none does), or on close(). Checks again every `period`, since a caller that leaves with
   /// nothing for the loop to do does not wake it.
   void wait_while_callers_drive(std::chrono::microseconds period);
-  /// The loop: sleeps until `deadline`, a wake_loop(), close(), or a caller that leaves work.
-  void sleep_until(Clock::time_point deadline);
+  /// The loop: sleeps until `deadline`, a wake_loop(), close(), or a caller that leaves work;
+  /// false when the deadline ended it.
+  bool sleep_until(Clock::time_point deadline);
   /// The loop takes the turn: false (and the loop runs nothing) while a cycle runs, a caller
   /// drives, or after close(). A true take is ended with release().
   bool try_take_for_loop();

@@ -441,25 +441,30 @@ bool Runtime::work_in_flight() const {
 // only waits inside it for the others: ranks stay in lockstep whatever each one waits here,
 // and whichever thread of a rank runs its cycles.
 void Runtime::wait_for_turn() {
-  // Callers that wait run the cycles (the periodic vote included) until they leave.
-  turns_->wait_while_callers_drive(options_.cycle_time);
-  // After the shutdown cycle there is nothing left to wait for.
-  if (stopped_ || more_work_) return;
-  // Counted from the end of the latest cycle, which the ranks leave together (it is
-  // collective), not from its start: a rank that entered late would otherwise wake early
-  // again every cycle and spin in the next vote until the others arrive.
-  const auto cycle_end = turns_->last_cycle_end() + options_.cycle_time;
-  if (turns_->caller_ran_last()) {
+  for (;;) {
+    // Callers that wait run the cycles (the periodic vote included) until they leave.
+    turns_->wait_while_callers_drive(options_.cycle_time);
+    // After the shutdown cycle there is nothing left to wait for.
+    if (stopped_ || more_work_) return;
+    // Counted from the end of the latest cycle, which the ranks leave together (it is
+    // collective), not from its start: a rank that entered late would otherwise wake early
+    // again every cycle and spin in the next vote until the others arrive.
+    const auto cycle_end = turns_->last_cycle_end() + options_.cycle_time;
+    if (!turns_->caller_ran_last()) {
+      // Idle: wait for the next enqueue, but at most until the cycle ends, so that the
+      // periodic vote (stall checks, shutdown, other ranks' requests) keeps running. Tensors
+      // enqueued while a cycle runs are all taken by the next one, which is how tensors
+      // submitted together meet in one negotiation and fuse.
+      queue_.wait_for_fresh(cycle_end);
+      return;
+    }
     // Requests queued since are most likely that caller's next, which its wait() cycles with
-    // no hand-off; any other is taken at the cycle time, as Horovod's loop always did.
-    turns_->sleep_until(cycle_end);
-    return;
+    // no hand-off; any other is taken at the cycle time, as Horovod's loop always did. The
+    // periodic vote is due only once a cycle time has passed with no cycle, whoever runs them:
+    // a caller's cycle since the sleep began moves it on.
+    if (turns_->sleep_until(cycle_end)) return;
+    if (CycleTurns::Clock::now() >= turns_->last_cycle_end() + options_.cycle_time) return;
   }
-  // Idle: wait for the next enqueue, but at most until the cycle ends, so that the periodic
-  // vote (stall checks, shutdown, other ranks' requests) keeps running. Tensors enqueued while
-  // a cycle runs are all taken by the next one, which is how tensors submitted together meet
-  // in one negotiation and fuse.
-  queue_.wait_for_fresh(cycle_end);
 }
 
 void Runtime::loop() {

@@ -73,33 +73,37 @@ TEST_CASE("cycle turns: callers take turns; one whose flag another's cycle set r
 }
 
 TEST_CASE("cycle turns: closing the caller path waits for a caller's cycle, then callers wait") {
-  std::atomic<bool> never{false}, in_cycle{false}, release{false};
+  std::atomic<bool> never{false}, in_cycle{false}, release{false}, closed{false};
+  std::atomic<bool> ran_after_close{false};
   std::atomic<int> cycles{0};
   CycleTurns turns(
       [&] {
+        if (closed) ran_after_close = true;
         ++cycles;
         in_cycle = true;
         until(release);
+        if (closed) ran_after_close = true;  // the closer returned while this cycle ran
       },
       [] { return false; });
   std::thread driver([&] { turns.drive_until(never); });  // returns once the path is closed
   until(in_cycle);
-  std::atomic<bool> closed{false};
+  std::atomic<int> cycles_at_close{0};
   std::thread closer([&] {
     turns.close_caller_path();
+    cycles_at_close = cycles.load();
     closed = true;
   });
-  // The closer is held until the driver's cycle ends; the loop may not take the turn meanwhile.
+  // The driver holds the turn: the loop may not take it meanwhile.
   CHECK_FALSE(turns.try_take_for_loop());
   release = true;
   closer.join();
   driver.join();
-  CHECK(closed.load());
-  CHECK(cycles.load() == 1);
+  CHECK_FALSE(ran_after_close.load());
+  CHECK(cycles.load() == cycles_at_close.load());
   CHECK_FALSE(turns.caller_ran_last());
   // A caller now runs nothing and leaves at once; the loop runs the cycles.
   turns.drive_until(never);
-  CHECK(cycles.load() == 1);
+  CHECK(cycles.load() == cycles_at_close.load());
   REQUIRE(turns.try_take_for_loop());
   turns.release_from_loop();
 }
