@@ -64,16 +64,19 @@ void CycleTurns::wait_while_callers_drive(std::chrono::microseconds period) {
 
 bool CycleTurns::sleep_until(Clock::time_point deadline) {
   std::unique_lock<std::mutex> lock(mutex_);
-  const bool woken =
-      loop_wake_.wait_until(lock, deadline, [this] { return closed_ || loop_woken_; });
-  loop_woken_ = false;
-  return woken;
+  // loop_woken_ stays set: try_take_for_loop() reads and clears it.
+  return loop_wake_.wait_until(lock, deadline, [this] { return closed_ || loop_woken_; });
 }
 
-bool CycleTurns::try_take_for_loop() {
+bool CycleTurns::try_take_for_loop(std::chrono::microseconds cycle_time) {
   std::lock_guard<std::mutex> lock(mutex_);
+  const bool woken = loop_woken_;
   loop_woken_ = false;
   if (closed_ || running_ || drivers_ > 0) return false;
+  if (caller_ran_last_.load(std::memory_order_relaxed) && !woken &&
+      Clock::now() < last_end_ + cycle_time) {
+    return false;
+  }
   running_ = true;
   running_flag_.store(true, std::memory_order_release);
   return true;

@@ -42,8 +42,10 @@ class CycleTurns {
   /// false when the deadline ended it.
   bool sleep_until(Clock::time_point deadline);
   /// The loop takes the turn: false (and the loop runs nothing) while a cycle runs, a caller
-  /// drives, or after close(). A true take is ended with release().
-  bool try_take_for_loop();
+  /// drives, or after close(); also when a caller ran the latest cycle less than `cycle_time`
+  /// ago and nothing woke the loop since (an enqueue's wake that came before that cycle is
+  /// stale: the request is the caller's to cycle). A true take is ended with release().
+  bool try_take_for_loop(std::chrono::microseconds cycle_time);
   void release_from_loop();
 
   /// When the latest cycle ended.

@@ -445,12 +445,13 @@ void Runtime::wait_for_turn() {
     // Callers that wait run the cycles (the periodic vote included) until they leave.
     turns_->wait_while_callers_drive(options_.cycle_time);
     // After the shutdown cycle there is nothing left to wait for.
-    if (stopped_ || more_work_) return;
+    if (stopped_) return;
     // Counted from the end of the latest cycle, which the ranks leave together (it is
     // collective), not from its start: a rank that entered late would otherwise wake early
     // again every cycle and spin in the next vote until the others arrive.
     const auto cycle_end = turns_->last_cycle_end() + options_.cycle_time;
     if (!turns_->caller_ran_last()) {
+      if (more_work_) return;
       // Idle: wait for the next enqueue, but at most until the cycle ends, so that the
       // periodic vote (stall checks, shutdown, other ranks' requests) keeps running. Tensors
       // enqueued while a cycle runs are all taken by the next one, which is how tensors
@@ -461,7 +462,8 @@ void Runtime::wait_for_turn() {
     // Requests queued since are most likely that caller's next, which its wait() cycles with
     // no hand-off; any other is taken at the cycle time, as Horovod's loop always did. The
     // periodic vote is due only once a cycle time has passed with no cycle, whoever runs them:
-    // a caller's cycle since the sleep began moves it on.
+    // a caller's cycle since the sleep began moves it on. A caller that leaves work in flight
+    // behind (more_work_) wakes the loop.
     if (turns_->sleep_until(cycle_end)) return;
     if (CycleTurns::Clock::now() >= turns_->last_cycle_end() + options_.cycle_time) return;
   }
@@ -470,7 +472,8 @@ void Runtime::wait_for_turn() {
 void Runtime::loop() {
   while (!stopped_) {
     wait_for_turn();
-    if (stopped_ || !turns_->try_take_for_loop()) continue;  // a caller runs the next cycle
+    // A caller runs the next cycle, or ran one since the loop woke.
+    if (stopped_ || !turns_->try_take_for_loop(options_.cycle_time)) continue;
     run_cycle_or_fail();
     turns_->release_from_loop();
   }

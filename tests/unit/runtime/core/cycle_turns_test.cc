@@ -15,6 +15,9 @@ using hvd::core::CycleTurns;
 
 namespace {
 
+// A cycle time that has always passed: the loop may take any free turn.
+constexpr std::chrono::microseconds kDue{0};
+
 // Spins (yielding) until `ready` is true; no deadline: a test that hangs fails by ctest's.
 void until(const std::atomic<bool>& ready) {
   while (!ready.load()) std::this_thread::yield();
@@ -31,7 +34,7 @@ TEST_CASE("cycle turns: a waiting caller runs the cycles on its own thread, the 
   CycleTurns turns(
       [&] {
         ran_on.push_back(std::this_thread::get_id());
-        if (self->try_take_for_loop()) loop_took = true;  // a cycle runs: refused
+        if (self->try_take_for_loop(kDue)) loop_took = true;  // a cycle runs: refused
         if (++cycles == 3) done = true;
       },
       [] { return false; });
@@ -44,9 +47,12 @@ TEST_CASE("cycle turns: a waiting caller runs the cycles on its own thread, the 
   CHECK(turns.caller_cycles() == 3);
   CHECK(turns.loop_cycles() == 0);
   CHECK(turns.caller_ran_last());
-  // Nobody drives now: the loop may take the turn, and its cycle clears caller_ran_last().
-  REQUIRE(turns.try_take_for_loop());
-  CHECK_FALSE(turns.try_take_for_loop());
+  // Nobody drives now, but a caller ran the latest cycle: the loop leaves the next one to it
+  // until a cycle time has passed. Then it takes the turn, and its cycle clears
+  // caller_ran_last().
+  CHECK_FALSE(turns.try_take_for_loop(std::chrono::hours(1)));
+  REQUIRE(turns.try_take_for_loop(kDue));
+  CHECK_FALSE(turns.try_take_for_loop(kDue));
   turns.release_from_loop();
   CHECK(turns.loop_cycles() == 1);
   CHECK_FALSE(turns.caller_ran_last());
@@ -94,7 +100,7 @@ TEST_CASE("cycle turns: closing the caller path waits for a caller's cycle, then
     closed = true;
   });
   // The driver holds the turn: the loop may not take it meanwhile.
-  CHECK_FALSE(turns.try_take_for_loop());
+  CHECK_FALSE(turns.try_take_for_loop(kDue));
   release = true;
   closer.join();
   driver.join();
@@ -104,7 +110,7 @@ TEST_CASE("cycle turns: closing the caller path waits for a caller's cycle, then
   // A caller now runs nothing and leaves at once; the loop runs the cycles.
   turns.drive_until(never);
   CHECK(cycles.load() == cycles_at_close.load());
-  REQUIRE(turns.try_take_for_loop());
+  REQUIRE(turns.try_take_for_loop(kDue));
   turns.release_from_loop();
 }
 
@@ -129,7 +135,7 @@ TEST_CASE("cycle turns: close() sends waiting callers away, and none comes in af
   CHECK(cycles.load() == 1);
   turns.drive_until(never);
   CHECK(cycles.load() == 1);
-  CHECK_FALSE(turns.try_take_for_loop());
+  CHECK_FALSE(turns.try_take_for_loop(kDue));
 }
 
 TEST_CASE("cycle turns: the last caller out wakes the loop when it leaves work behind") {
