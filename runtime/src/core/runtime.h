@@ -124,7 +124,8 @@ class Runtime {
   std::vector<std::unique_ptr<TimelineWriter>> timelines_;
   bool timeline_from_api_ = false;  // started by start_timeline(), not HOROVOD_TIMELINE
   std::string timeline_base_;       // the running timeline's base path (timeline_rank_path())
-  // From here to join_zeros_: cycle state, used only by the thread that holds the turn.
+  // executors_timeline_, sets_, next_set_id_ and join_zeros_ are cycle state: only the thread
+  // that holds the turn (CycleTurns) uses them.
   TimelineWriter* executors_timeline_ = nullptr;  // what the executors record into
   SetCommsFactory set_factory_;
   // The sets this rank is in, by id; 0 (all ranks) always.
