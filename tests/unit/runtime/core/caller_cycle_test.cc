@@ -213,3 +213,22 @@ TEST_CASE("caller cycles: shutdown while a caller runs cycles for a tensor that 
           "libhvd has been shut down");
   });
 }
+
+TEST_CASE("caller cycles: once a CUDA tensor is queued, only the loop runs cycles") {
+  // The GPU lane's device is current on the loop's thread only (runtime.cc). This build's fake
+  // runtime has no GPU lane, so the CUDA tensor itself fails; what matters is who runs after.
+  core::RuntimeOptions options;
+  options.cycle_time = std::chrono::microseconds(200);
+  hvd::test::spawn_runtimes(1, options, [](int, core::Runtime& rt) {
+    CHECK(sum_of_ones(rt, "before") == 1);
+    std::vector<float> x(2);
+    BufferView gpu{x.data(), 2, DataType::kFloat32, hvd::Device{0}};
+    control::Request r = allreduce_of("on.gpu", 2);
+    r.device = hvd::Device{0};
+    CHECK_FALSE(rt.enqueue(r, gpu, gpu)->wait().ok());
+    const uint64_t callers_before = rt.turns().caller_cycles();
+    for (int step = 0; step < 5; ++step) CHECK(sum_of_ones(rt, "after" + std::to_string(step)) == 1);
+    CHECK(rt.turns().caller_cycles() == callers_before);
+    CHECK_FALSE(rt.turns().caller_ran_last());
+  });
+}
