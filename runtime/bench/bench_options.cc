@@ -24,7 +24,9 @@ broadcast 1); for allgather, bytes is the gathered (output) size. "vs" columns a
 busbw(hvd)/busbw(peer). Scenarios (--scenario, under mpirun with --layer runtime):
   fusion          a step of --fusion-tensors tensors of --fusion-bytes through the runtime,
                   and one MPI_Allreduce of the same bytes concatenated
-  cache           one 8-byte allreduce served from the response cache, and MPI_Allreduce
+  cache           one 8-byte allreduce served from the response cache, waited on (the
+                  waiting thread runs the cycle) and polled (the background loop runs it),
+                  and MPI_Allreduce
   timeline        the fusion step without and with a timeline, rounds alternating in one
                   process (start_timeline/stop_timeline between them)
   runtime-vs-raw  the runtime against MPI_Allreduce, sizes from -b to -e

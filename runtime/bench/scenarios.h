@@ -8,7 +8,9 @@
 //                   again with HOROVOD_FUSION_THRESHOLD=0 (a separate process: tunables are
 //                   read at init) for the unfused time.
 //   cache           an 8-byte allreduce repeated with one name, so every cycle after the first
-//                   is served from the response cache, against an 8-byte MPI_Allreduce.
+//                   is served from the response cache, against an 8-byte MPI_Allreduce: waited
+//                   on (the waiting thread runs the cycle) and polled (the background loop
+//                   runs it and hands the result back).
 //   timeline        the fusion step with and without a timeline, in rounds alternating in
 //                   one process (timeline_scenario.cc).
 //   runtime-vs-raw  the allreduce table at --layer runtime with the MPI peer, summarised as

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <iostream>
 #include <utility>
 
@@ -62,12 +63,15 @@ Controller::Vote Controller::sort_requests(std::vector<Request> requests) const 
 std::vector<Response> Controller::take_cache_ready(const std::vector<uint8_t>& votes, Vote& vote,
                                                    bool all_joined) {
   const size_t capacity = cache_.capacity();
-  // The same bits on every rank, and usually none: found by scanning for zero bytes.
-  const auto invalid_begin = votes.begin() + static_cast<std::ptrdiff_t>(capacity);
-  const auto invalid_end = invalid_begin + static_cast<std::ptrdiff_t>(capacity);
-  for (auto it = std::find(invalid_begin, invalid_end, 0); it != invalid_end;
-       it = std::find(it + 1, invalid_end, 0)) {
-    cache_.erase(static_cast<size_t>(it - invalid_begin));
+  // The same bits on every rank, and usually none: found by scanning for zero bytes. memchr,
+  // not std::find: libstdc++'s find compares byte by byte, and this runs every cycle over the
+  // whole capacity (8% of a cached 8-byte allreduce on one rank, under perf).
+  const uint8_t* const first = votes.data() + capacity;
+  const uint8_t* const last = first + capacity;
+  for (const void* at = std::memchr(first, 0, capacity); at != nullptr;) {
+    const uint8_t* zero = static_cast<const uint8_t*>(at);
+    cache_.erase(static_cast<size_t>(zero - first));
+    at = std::memchr(zero + 1, 0, static_cast<size_t>(last - zero - 1));
   }
   std::vector<size_t> ready_bits;
   if (joined_ && !all_joined) {

@@ -64,6 +64,8 @@ Runtime::Runtime(bootstrap::WorldInfo world, std::unique_ptr<control::Channel> c
   }
   executors_timeline_ = timeline_.load();
   global_.executor.set_timeline(executors_timeline_);
+  turns_ = std::make_shared<CycleTurns>([this] { run_cycle_or_fail(); },
+                                        [this] { return more_work_.load() || queue_.has_fresh(); });
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -86,7 +88,16 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
   HVD_CHECK(requests.size() == inputs.size() && inputs.size() == outputs.size(), "group of ",
             requests.size(), " requests with ", inputs.size(), " inputs");
   std::vector<std::shared_ptr<HandleState>> handles;
-  for (size_t i = 0; i < requests.size(); ++i) handles.push_back(std::make_shared<HandleState>());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    handles.push_back(std::make_shared<HandleState>(turns_));
+    // CUDA tensors: from now on only the background loop runs cycles, rather than setting and
+    // restoring the device around every caller's cycle. The GPU lane's stream and kernels
+    // need its device current on the thread that runs them: the lane sets it on the loop's
+    // thread when it is made (CudaStream), while a caller's thread may have any other device
+    // current (a PyTorch rank's thread often does). Closing waits, once, for a caller's cycle
+    // that runs now, so that none runs a GPU response after this tensor is queued.
+    if (!requests[i].device.is_cpu()) turns_->close_caller_path();
+  }
   // The rank within the set: what its channel's peers expect a request of this rank to say.
   // Set 0 always exists and numbers ranks as the world does: no lookup on the common path.
   int set_rank = world_.rank;
@@ -122,7 +133,7 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
                       TimelineTensorMeta::of_shape(r.dtype, r.shape));
     }
   }
-  const Status added = queue_.add_group(std::move(entries));
+  const Status added = queue_.add_group(std::move(entries), !turns_->caller_ran_last());
   if (!added.ok()) {
     HandleState::complete_all(handles, added);
   }
@@ -179,8 +190,14 @@ std::vector<int> Runtime::process_set_ids() const {
 
 void Runtime::shutdown() {
   shutdown_requested_ = true;
+  // The next cycle votes to stop, whichever thread runs it; the loop runs it if no caller does.
   queue_.wake();
+  turns_->wake_loop();
   if (thread_.joinable()) thread_.join();
+  // The loop ended after the stopping cycle, which closed the turns, and failed what was left:
+  // every caller leaves drive_until() now, and none enters again.
+  turns_->close();
+  turns_->wait_for_no_drivers();
 }
 
 Status Runtime::start_timeline(const std::string& path, bool mark_cycles) {
@@ -220,6 +237,23 @@ Status Runtime::stop_timeline(std::string* base, bool* from_api) {
     return Status::from_exception(std::current_exception());
   }
   return Status();
+}
+
+void Runtime::run_cycle_or_fail() noexcept {
+  try {
+    run_cycle();
+    more_work_ = !stopped_ && work_in_flight();
+  } catch (...) {
+    failed_ = true;
+    stopped_ = true;
+    more_work_ = false;
+    if (TimelineWriter* timeline = timeline_.load()) timeline->mark(kFatalMark);
+    queue_.fail_all(Status::from_exception(std::current_exception()));
+  }
+  if (stopped_) {
+    turns_->close();  // callers stop driving; the loop ends
+    queue_.wake();
+  }
 }
 
 void Runtime::run_cycle() {
@@ -390,40 +424,60 @@ void Runtime::remove_set(const std::vector<int64_t>& requested) {
   sets_.erase(static_cast<int>(id));
 }
 
-// Cycles are collective (each one votes over the cache bits), so a rank that starts one early
-// only waits inside it for the others: ranks stay in lockstep whatever each one waits here.
-void Runtime::wait_for_work(std::chrono::steady_clock::time_point cycle_end) {
+bool Runtime::work_in_flight() const {
   // Tensors this rank submitted that some other rank has not: that rank is about to submit
   // them, and its enqueue wakes its own loop, so start the next cycle at once to meet it
   // rather than sleep out a cycle.
-  // After the shutdown cycle there is nothing left to wait for.
   // A joined rank (hvd.join) has nothing of its own in flight, but takes part in every
   // allreduce of the others: idling here would add up to a cycle time to each of theirs.
-  if (stopped_ || global_.controller.joined()) return;
+  if (global_.controller.joined()) return true;
   for (const auto& [id, set] : sets_) {
-    if (set->controller.in_flight() > 0) return;
+    if (set->controller.in_flight() > 0) return true;
   }
-  // Idle: wait for the next enqueue, but at most until the cycle ends, so that the periodic
-  // vote (stall checks, shutdown, other ranks' requests) keeps running. Tensors enqueued while
-  // a cycle runs are all taken by the next one, which is how tensors submitted together meet
-  // in one negotiation and fuse.
-  queue_.wait_for_fresh(cycle_end);
+  return false;
+}
+
+// Cycles are collective (each one votes over the cache bits), so a rank that starts one early
+// only waits inside it for the others: ranks stay in lockstep whatever each one waits here,
+// and whichever thread of a rank runs its cycles.
+void Runtime::wait_for_turn() {
+  for (;;) {
+    // Callers that wait run the cycles (the periodic vote included) until they leave.
+    turns_->wait_while_callers_drive(options_.cycle_time);
+    // After the shutdown cycle there is nothing left to wait for.
+    if (stopped_) return;
+    // Counted from the end of the latest cycle, which the ranks leave together (it is
+    // collective), not from its start: a rank that entered late would otherwise wake early
+    // again every cycle and spin in the next vote until the others arrive.
+    const auto cycle_end = turns_->last_cycle_end() + options_.cycle_time;
+    if (!turns_->caller_ran_last()) {
+      if (more_work_) return;
+      // Idle: wait for the next enqueue, but at most until the cycle ends, so that the
+      // periodic vote (stall checks, shutdown, other ranks' requests) keeps running. Tensors
+      // enqueued while a cycle runs are all taken by the next one, which is how tensors
+      // submitted together meet in one negotiation and fuse.
+      queue_.wait_for_fresh(cycle_end);
+      return;
+    }
+    // Requests queued since are most likely that caller's next, which its wait() cycles with
+    // no hand-off; any other is taken at the cycle time, as Horovod's loop always did. The
+    // periodic vote is due only once a cycle time has passed with no cycle, whoever runs them:
+    // a caller's cycle since the sleep began moves it on. A caller that leaves work in flight
+    // behind (more_work_) wakes the loop.
+    if (turns_->sleep_until(cycle_end)) return;
+    if (CycleTurns::Clock::now() >= turns_->last_cycle_end() + options_.cycle_time) return;
+  }
 }
 
 void Runtime::loop() {
-  try {
-    while (!stopped_) {
-      run_cycle();
-      // Counted from the end of the cycle, which the ranks leave together (it is collective),
-      // not from its start: a rank that entered late would otherwise wake early again every
-      // cycle and spin in the next vote until the others arrive.
-      wait_for_work(std::chrono::steady_clock::now() + options_.cycle_time);
-    }
-    queue_.fail_all(Status::error(ErrorCode::kUsage, "libhvd has been shut down"));
-  } catch (...) {
-    if (TimelineWriter* timeline = timeline_.load()) timeline->mark(kFatalMark);
-    queue_.fail_all(Status::from_exception(std::current_exception()));
+  while (!stopped_) {
+    wait_for_turn();
+    // A caller runs the next cycle, or ran one since the loop woke.
+    if (stopped_ || !turns_->try_take_for_loop(options_.cycle_time)) continue;
+    run_cycle_or_fail();
+    turns_->release_from_loop();
   }
+  if (!failed_) queue_.fail_all(Status::error(ErrorCode::kUsage, "libhvd has been shut down"));
   if (TimelineWriter* timeline = timeline_.load()) {
     try {
       timeline->close();

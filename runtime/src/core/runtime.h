@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Runtime: owns the parts of one libhvd instance (after Horovod's global state, but passed
-// in, not global) and runs the background loop: every cycle it takes the fresh requests,
-// runs one controller cycle, and executes what the cycle planned. Errors inside the loop are
-// caught, every pending handle fails with them, and later calls get the same error (gloo's
-// pattern); nothing under src/ exits the process.
+// in, not global) and runs its cycles: every cycle takes the fresh requests, runs one
+// controller cycle, and executes what the cycle planned. A caller that waits on a handle runs
+// the cycles itself; the background loop runs them when nobody waits (CycleTurns). Errors
+// inside a cycle are caught, every pending handle fails with them, and later calls get the
+// same error (gloo's pattern); nothing under src/ exits the process.
 
 #include <atomic>
 #include <chrono>
@@ -23,6 +24,7 @@
 #include "core/executor.h"
 #include "core/join_zeros.h"
 #include "core/lane_selector.h"
+#include "core/cycle_turns.h"
 #include "core/process_set.h"
 #include "core/tensor_queue.h"
 #include "core/timeline.h"
@@ -32,7 +34,8 @@ namespace hvd::core {
 struct RuntimeOptions {
   control::ControllerOptions controller;
   /// The longest an idle background loop waits between two cycles (HOROVOD_CYCLE_TIME). An
-  /// enqueue ends the wait at once; tensors enqueued while a cycle runs meet in the next one.
+  /// enqueue ends the wait at once, unless a waiting caller ran the latest cycle (its wait()
+  /// most likely comes next); tensors enqueued while a cycle runs meet in the next one.
   std::chrono::microseconds cycle_time{1000};
   /// Off when timeline.filename is empty. The epoch is taken when the Runtime starts, right
   /// after the transports connected (a moment every rank passes together).
@@ -87,10 +90,17 @@ class Runtime {
   Status stop_timeline(std::string* base, bool* from_api);
   /// Asks every rank to stop, waits for the loop to end, and fails what is still pending.
   void shutdown();
+  /// Who runs the cycles (its counters tell how many each side ran).
+  const CycleTurns& turns() const { return *turns_; }
 
  private:
   void loop();
+  // One cycle, on whichever thread holds the turn; a failure fails every pending handle, as
+  // the loop always did, and stops the runtime.
+  void run_cycle_or_fail() noexcept;
   void run_cycle();
+  // Tensors of this rank wait for other ranks, or it has joined: cycle again without waiting.
+  bool work_in_flight() const;
   // One cycle of `set`'s negotiation with its fresh requests, then what it planned.
   bool run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh, bool want_shutdown);
   // A response of the global set that adds or removes a process set (on every rank alike).
@@ -99,8 +109,9 @@ class Runtime {
   // "[1, 3]": set `id`'s global ranks, for messages.
   std::string set_label(int id) const;
   void remove_set(const std::vector<int64_t>& id);
-  // Between two cycles: returns at once, on an enqueue, or at cycle_end (see runtime.cc).
-  void wait_for_work(std::chrono::steady_clock::time_point cycle_end);
+  // The loop between two cycles: returns at once, on an enqueue, or when the cycle time since
+  // the latest cycle (anyone's) has passed; sleeps while callers run the cycles (runtime.cc).
+  void wait_for_turn();
 
   bootstrap::WorldInfo world_;
   RuntimeOptions options_;
@@ -113,9 +124,11 @@ class Runtime {
   std::vector<std::unique_ptr<TimelineWriter>> timelines_;
   bool timeline_from_api_ = false;  // started by start_timeline(), not HOROVOD_TIMELINE
   std::string timeline_base_;       // the running timeline's base path (timeline_rank_path())
-  TimelineWriter* executors_timeline_ = nullptr;  // what the executors record into; loop only
+  // executors_timeline_, sets_, next_set_id_ and join_zeros_ are cycle state: only the thread
+  // that holds the turn (CycleTurns) uses them.
+  TimelineWriter* executors_timeline_ = nullptr;  // what the executors record into
   SetCommsFactory set_factory_;
-  // The sets this rank is in, by id; 0 (all ranks) always. Background loop only.
+  // The sets this rank is in, by id; 0 (all ranks) always.
   std::map<int, std::unique_ptr<ProcessSet>> sets_;
   ProcessSet& global_;  // sets_[0]
   int next_set_id_ = 1;  // the same on every rank: sets change in the same global cycle
@@ -130,6 +143,11 @@ class Runtime {
   JoinZeros join_zeros_;  // while this rank has joined (hvd.join); global set only
   std::atomic<bool> shutdown_requested_{false};
   std::atomic<bool> stopped_{false};
+  std::atomic<bool> failed_{false};     // a cycle threw: the queue holds its error
+  std::atomic<bool> more_work_{false};  // work_in_flight() after the latest cycle
+  // Shared with every handle, whose wait() runs cycles through it; closed before the runtime
+  // goes, so that a handle that outlives it never calls in.
+  std::shared_ptr<CycleTurns> turns_;
   std::thread thread_;
 };
 

@@ -34,6 +34,7 @@ void complete_entries(const std::vector<TensorEntry>& entries, const Status& sta
 }
 
 Status HandleState::wait() {
+  if (turns_ && !done_flag_.load(std::memory_order_acquire)) turns_->drive_until(done_flag_);
   spin_briefly([this] { return done_flag_.load(std::memory_order_acquire); });
   std::unique_lock<std::mutex> lock(mutex_);
   cv_.wait(lock, [this] { return done_; });
@@ -51,14 +52,14 @@ Status TensorQueue::add(TensorEntry entry) {
   return add_group(std::move(one));
 }
 
-Status TensorQueue::add_group(std::vector<TensorEntry> entries) {
+Status TensorQueue::add_group(std::vector<TensorEntry> entries, bool wake) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const Status added = add_locked(entries);
     if (!added.ok()) return added;
   }
   // Outside the lock, so that the woken loop does not block on it at once.
-  fresh_cv_.notify_one();
+  if (wake) fresh_cv_.notify_one();
   return Status();
 }
 

@@ -16,22 +16,28 @@
 
 #include "common/buffer.h"
 #include "control/message.h"
+#include "core/cycle_turns.h"
 #include "hvd/status.h"
 
 namespace hvd::core {
 
 struct TensorEntry;
 
-/// What a caller waits on. Completed exactly once by the background loop.
+/// What a caller waits on. Completed exactly once, by a cycle (the background loop's or a
+/// waiting caller's) or when the runtime stops.
 class HandleState {
  public:
+  HandleState() = default;
+  /// `turns`: the runtime's, so that wait() runs the cycles itself (see CycleTurns).
+  explicit HandleState(std::shared_ptr<CycleTurns> turns) : turns_(std::move(turns)) {}
   void complete(Status status);
   /// Completes all of `handles` with `status`, marking every one done before waking any
   /// waiter: a caller that waits on them in turn then wakes once, not once per handle (a
   /// fused response completes hundreds at a time, and each wake is a context switch).
   static void complete_all(const std::vector<std::shared_ptr<HandleState>>& handles,
                            const Status& status);
-  /// Blocks until complete; returns the status.
+  /// Blocks until complete, running this rank's cycles meanwhile when no other thread does;
+  /// returns the status.
   Status wait();
   bool done() const;
   /// Allgather: the runtime allocates the output, since its size is known only after
@@ -53,6 +59,7 @@ class HandleState {
   bool done_ = false;
   std::atomic<bool> done_flag_{false};  // done_, readable without the mutex (spinning waiters)
   Status status_;
+  std::shared_ptr<CycleTurns> turns_;
 };
 
 struct TensorEntry {
@@ -79,8 +86,9 @@ class TensorQueue {
   /// name is still in flight in the same process set, or after fail_all().
   Status add(TensorEntry entry);
   /// Queues all of `entries` at once, so that one cycle sees the whole group (grouped
-  /// allreduce). All or nothing: an error queues none of them.
-  Status add_group(std::vector<TensorEntry> entries);
+  /// allreduce). All or nothing: an error queues none of them. `wake`: end the loop's
+  /// wait_for_fresh() now (false: the waiting caller is expected to run the next cycle itself).
+  Status add_group(std::vector<TensorEntry> entries, bool wake = true);
   /// The requests added since the last call, in the order they were added.
   std::vector<FreshRequest> pop_fresh();
   /// The background loop's idle wait: returns when a request has been added since the last
@@ -90,6 +98,8 @@ class TensorQueue {
   void wait_for_fresh(std::chrono::steady_clock::time_point deadline);
   /// Ends the current or next wait_for_fresh() early (used by shutdown).
   void wake();
+  /// Requests were added since the last pop_fresh() (or wake() was called).
+  bool has_fresh() const { return fresh_flag_.load(std::memory_order_acquire); }
   /// Removes and returns the entries of `names` in `process_set` (in that order); a name
   /// without an entry is a bug in the caller.
   std::vector<TensorEntry> take(int process_set, const std::vector<std::string>& names);
