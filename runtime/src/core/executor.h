@@ -5,8 +5,8 @@
 // by the LaneSelector: host tensors on the host backend with memcpy, CUDA tensors on NCCL with
 // CUDA kernels. Fused allreduces go through the lane's persistent fusion buffer (copy in, one
 // backend call, copy out), except on a backend that reduces the tensors where they lie (the
-// ring: Backend::reduces_pieces()); kAverage is a sum followed by a division by the number of ranks,
-// after Horovod; pre- and post-scale factors are applied around the reduction.
+// ring: Backend::reduces_pieces()); kAverage is a sum followed by a division by the number of
+// ranks, after Horovod; pre- and post-scale factors are applied around the reduction.
 
 #include <map>
 #include <string>

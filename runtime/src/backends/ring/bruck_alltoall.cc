@@ -37,7 +37,7 @@ void bruck_alltoall(Transport& t, const BufferView& send, const Blocks& out, Buf
     if (d == r || out.count[b] == 0) continue;
     const char* at = static_cast<const char*>(send.slice(out.offset[b], 0).data);
     held.push_back(Parcel{static_cast<uint32_t>(r), static_cast<uint32_t>(d),
-                         std::string(at, out.count[b] * es)});
+                          std::string(at, out.count[b] * es)});
   }
   for (int k = 1; k < n; k *= 2) {
     const int to = (r + k) % n;

@@ -35,7 +35,7 @@ class PieceList {
 
  private:
   std::vector<BufferView> tensors_;
-  std::vector<Piece> pieces_;  // non-empty tensors only
+  std::vector<Piece> pieces_;   // non-empty tensors only
   std::vector<size_t> starts_;  // element offset of each piece
   DataType dtype_ = DataType::kFloat32;
   size_t count_ = 0;

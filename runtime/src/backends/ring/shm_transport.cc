@@ -353,8 +353,8 @@ void ShmTransport::send_recv(int to, PieceSpan send, int from, PieceSpan recv) {
   exchange(t);
 }
 
-void ShmTransport::send_recv_reduce(int to, PieceSpan send, int from, PieceSpan acc,
-                                    DataType dtype, ReduceOp op) {
+void ShmTransport::send_recv_reduce(int to, PieceSpan send, int from, PieceSpan acc, DataType dtype,
+                                    ReduceOp op) {
   Transfer t{to,
              PieceCursor(send),
              send.bytes(),

@@ -12,10 +12,11 @@
 //
 // Data: a send copies into the receiver's ring in pieces and publishes each piece; the
 // receiver copies out (or, in send_recv_reduce, reduces straight from the ring into its
-// buffer, saving a copy). Either side gathers or scatters across the caller's pieces
-// (pieces.h) in the same copy, so a fused message costs no copy more than a contiguous one. Both directions of send_recv progress in one loop. Every message
-// starts 64-byte aligned in the stream and pieces are multiples of 64 bytes, so a piece never
-// splits an element. Waiting spins briefly, then yields, then sleeps on a futex doorbell.
+// buffer, saving a copy). Both copies gather or scatter across the caller's pieces (pieces.h)
+// as they go, so a fused message costs no copy more than a contiguous one. Both directions of
+// send_recv progress in one loop. Every message starts 64-byte aligned in the stream and
+// pieces are multiples of 64 bytes, so a piece never splits an element. Waiting spins
+// briefly, then yields, then sleeps on a futex doorbell.
 //
 // Failure: a rank whose transport is destroyed sets its `closed` flag and rings everyone;
 // peers that still need it throw BackendError. A peer process that dies without that

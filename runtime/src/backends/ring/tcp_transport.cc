@@ -308,8 +308,8 @@ void TcpTransport::send_recv(int to, PieceSpan send, int from, PieceSpan recv) {
            Side{fd_of(from, rbytes), from}, sink, rbytes, options_.timeout);
 }
 
-void TcpTransport::send_recv_reduce(int to, PieceSpan send, int from, PieceSpan acc,
-                                    DataType dtype, ReduceOp op) {
+void TcpTransport::send_recv_reduce(int to, PieceSpan send, int from, PieceSpan acc, DataType dtype,
+                                    ReduceOp op) {
   const size_t elem = dtype_size(dtype);
   const size_t sbytes = send.bytes();
   const size_t rbytes = acc.bytes();

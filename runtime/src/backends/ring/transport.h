@@ -60,8 +60,8 @@ class Transport {
     send_recv(to, PieceSpan{&s, 1}, from, PieceSpan{&r, 1});
   }
   /// send_recv_reduce of one contiguous buffer each way (`count` elements into acc).
-  void send_recv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* acc,
-                        size_t count, DataType dtype, ReduceOp op) {
+  void send_recv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* acc, size_t count,
+                        DataType dtype, ReduceOp op) {
     const Piece s = read_only(sbuf, sbytes);
     const Piece a{static_cast<char*>(acc), count * dtype_size(dtype)};
     send_recv_reduce(to, PieceSpan{&s, 1}, from, PieceSpan{&a, 1}, dtype, op);
