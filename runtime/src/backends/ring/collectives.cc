@@ -146,8 +146,9 @@ void allreduce(Transport& t, const PieceList& buf, ReduceOp op, const Collective
     }
   }
   if (op == ReduceOp::kAverage) {
-    for (const BufferView& v : buf.tensors()) {
-      divide(v.data, v.count, v.dtype, static_cast<size_t>(t.size()));
+    const size_t es = dtype_size(buf.dtype());
+    for (const Piece& p : buf.all()) {
+      divide(p.data, p.bytes / es, buf.dtype(), static_cast<size_t>(t.size()));
     }
   }
 }

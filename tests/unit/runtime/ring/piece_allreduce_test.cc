@@ -150,6 +150,21 @@ TEST_CASE("piece list: slices address the concatenation by element") {
   SUBCASE("past the end is a bug") { CHECK_THROWS(list.slice(6, 3, out)); }
 }
 
+TEST_CASE("piece list: one contiguous buffer is one piece, an empty one none") {
+  std::vector<int16_t> a(6);
+  const ring::PieceList list(BufferView{a.data(), a.size(), DataType::kInt16, {}});
+  CHECK(list.count() == 6);
+  REQUIRE(list.all().size == 1);
+  CHECK(list.all().first[0].bytes == 12);
+  std::vector<ring::Piece> out;
+  const ring::PieceSpan s = list.slice(2, 3, out);
+  REQUIRE(s.size == 1);
+  CHECK(s.first[0].data == reinterpret_cast<char*>(a.data() + 2));
+  CHECK(s.first[0].bytes == 6);
+  CHECK_THROWS(list.slice(4, 3, out));
+  CHECK(ring::PieceList(BufferView{a.data(), 0, DataType::kInt16, {}}).all().size == 0);
+}
+
 TEST_CASE("piece cursor: takes runs across pieces and skips empty ones") {
   char x[3] = {'a', 'b', 'c'}, y[2] = {'d', 'e'};
   const ring::Piece pieces[] = {{x, 0}, {x, 3}, {y, 0}, {y, 2}, {x, 0}};
