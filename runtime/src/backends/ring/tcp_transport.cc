@@ -130,10 +130,9 @@ struct CopySink {
 };
 
 // Where received bytes go for send_recv_reduce: a scratch ring, from which every complete
-// element is reduced into acc right away. The ring size is a multiple of the element size,
-// so no element straddles its end.
-// The caller's pieces hold whole elements, so a run where a piece and a span of complete
-// elements meet does too.
+// element is reduced into acc's pieces right away. The ring size is a multiple of the element
+// size, so no element straddles its end; and the pieces hold whole elements, so neither does
+// any run where a piece and a span of complete elements meet.
 struct ReduceSink {
   char* scratch;
   size_t ring;
