@@ -23,8 +23,7 @@ bytes/time, busbw = algbw x nccl-tests' factor (allreduce 2(n-1)/n, allgather (n
 broadcast 1); for allgather, bytes is the gathered (output) size. "vs" columns are
 busbw(hvd)/busbw(peer). Scenarios (--scenario, under mpirun with --layer runtime):
   fusion          a step of --fusion-tensors tensors of --fusion-bytes through the runtime,
-                  one runtime allreduce of the same bytes as one tensor, and one
-                  MPI_Allreduce of the same bytes concatenated
+                  and one MPI_Allreduce of the same bytes concatenated
   cache           one 8-byte allreduce served from the response cache, and MPI_Allreduce
   timeline        the fusion step without and with a timeline, rounds alternating in one
                   process (start_timeline/stop_timeline between them)
