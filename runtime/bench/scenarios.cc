@@ -79,14 +79,27 @@ nlohmann::json run_fusion(const Options& o, Impl& runtime, Impl* mpi, std::ostre
   };
   const size_t total =
       o.fusion_bytes / sizeof(float) * sizeof(float) * static_cast<size_t>(o.fusion_tensors);
+  // The floor fusion aims at: the same bytes as one tensor, so one allreduce with no packing.
+  Tensors single("fusion-single/", 1, total);
+  const RunOnce single_step = [&single] {
+    throw_if_failed(
+        hvd::allreduce_async(single.names[0], single.views[0], single.views[0], ReduceOp::kSum)
+            .wait(),
+        "single-tensor step");
+  };
   nlohmann::json j = {
       {"tensors", o.fusion_tensors}, {"tensor_bytes", o.fusion_bytes}, {"env", runtime_env()}};
   const double step_us = time_best(o, runtime, step);
   const double grouped_us = time_best(o, runtime, grouped_step);
+  const double single_us = time_best(o, runtime, single_step);
   j["runtime_step_us"] = step_us;
   j["runtime_grouped_step_us"] = grouped_us;
-  std::string line = str_cat("# scenario fusion: step of ", o.fusion_tensors, " x ", o.fusion_bytes,
-                             " B: runtime ", us(step_us), " (grouped ", us(grouped_us), ")");
+  j["runtime_single_tensor_us"] = single_us;
+  j["ratio_step_vs_single_tensor"] = step_us / single_us;
+  std::string line =
+      str_cat("# scenario fusion: step of ", o.fusion_tensors, " x ", o.fusion_bytes,
+              " B: runtime ", us(step_us), " (grouped ", us(grouped_us), "; one tensor of ", total,
+              " B ", us(single_us), ", ratio ", step_us / single_us, ")");
   if (mpi != nullptr) {
     const double mpi_us = time_mpi_allreduce(o, *mpi, total);
     j["mpi_concatenated_us"] = mpi_us;

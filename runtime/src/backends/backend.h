@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/buffer.h"
+#include "hvd/error.h"
 #include "hvd/tensor.h"
 
 namespace hvd::backends {
@@ -22,6 +23,17 @@ class Backend {
 
   /// In place. kAverage is never passed: the executor sums and scales.
   virtual void allreduce(BufferView buf, ReduceOp op) = 0;
+  /// Whether allreduce_pieces() may be called: the backend reduces the tensors of a fused
+  /// response where they lie. Otherwise (MPI and NCCL, whose libraries want one contiguous
+  /// buffer) the executor packs them into its fusion buffer and calls allreduce().
+  virtual bool reduces_pieces() const { return false; }
+  /// In place: `tensors` (host memory, one dtype, any of them empty) reduced as one buffer
+  /// of their concatenation. Only where reduces_pieces(); kAverage as for allreduce().
+  virtual void allreduce_pieces(const std::vector<BufferView>& tensors, ReduceOp op) {
+    (void)tensors;
+    (void)op;
+    HVD_CHECK(false, name(), " reduces only contiguous buffers (see reduces_pieces())");
+  }
   virtual void broadcast(BufferView buf, int root) = 0;
   /// `out` holds counts[r] elements from each rank r, in rank order.
   virtual void allgatherv(BufferView in, BufferView out, const std::vector<size_t>& counts) = 0;

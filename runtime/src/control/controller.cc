@@ -218,7 +218,7 @@ CycleResult Controller::run_cycle(std::vector<Request> fresh, bool want_shutdown
     for (const std::string& name : r.names) mine_.erase(name);
   }
   if (options_.stall_check && channel_.rank() == options_.coordinator) inspect_stalls();
-  result.responses = plan_fusion(ready, options_.fusion_threshold_bytes);
+  result.responses = plan_fusion(std::move(ready), options_.fusion_threshold_bytes);
   return result;
 }
 

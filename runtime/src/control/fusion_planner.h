@@ -17,7 +17,9 @@
 
 namespace hvd::control {
 
-std::vector<Response> plan_fusion(const std::vector<Response>& ready, size_t threshold_bytes);
+/// Takes `ready` by value: the plan is made of its responses, moved rather than copied (a
+/// step of many small tensors is dominated by per-tensor costs such as these).
+std::vector<Response> plan_fusion(std::vector<Response> ready, size_t threshold_bytes);
 
 /// Bytes of data a response moves (sum of its tensors).
 size_t response_bytes(const Response& response);

@@ -95,6 +95,7 @@ void Executor::allreduce(Lane& lane, const control::Response& r,
 
 void Executor::allreduce_fused(Lane& lane, const control::Response& r,
                                std::vector<TensorEntry>& entries) {
+  if (lane.backend->reduces_pieces()) return allreduce_pieces(lane, r, entries);
   std::vector<size_t> sizes;
   std::vector<BufferView> inputs, outputs;
   for (const TensorEntry& e : entries) {
@@ -118,6 +119,27 @@ void Executor::allreduce_fused(Lane& lane, const control::Response& r,
   });
   phase(entries, timeline_phase::kMemcpyOutFusionBuffer,
         [&] { lane.memory->copy(backends::plan_fusion_copies(outputs, fusion, layout, false)); });
+}
+
+void Executor::allreduce_pieces(Lane& lane, const control::Response& r,
+                                std::vector<TensorEntry>& entries) {
+  // Each output is reduced where it lies, as a single tensor is: an input that is not its
+  // output is copied there first (a fusion buffer would copy every tensor in and out).
+  std::vector<BufferView> outputs;
+  std::vector<backends::CopySegment> apart;
+  outputs.reserve(entries.size());
+  for (const TensorEntry& e : entries) {
+    outputs.push_back(e.output);
+    if (e.input.data != e.output.data && e.input.bytes() > 0) {
+      apart.push_back(backends::CopySegment{e.input.data, e.output.data, e.input.bytes()});
+    }
+  }
+  if (!apart.empty()) lane.memory->copy(apart);
+  phase(entries, op_phase(*lane.backend, r.type), [&] {
+    for (const BufferView& out : outputs) scale_before(lane, r, out);
+    lane.backend->allreduce_pieces(outputs, backend_op(r.op));
+    for (const BufferView& out : outputs) scale_after(lane, r, out);
+  });
 }
 
 void Executor::allgather(Lane& lane, const control::Response& r, TensorEntry& e) {

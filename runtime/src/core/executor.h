@@ -4,8 +4,9 @@
 // Each response runs on the lane (backend + memory operations) of its tensors' device, picked
 // by the LaneSelector: host tensors on the host backend with memcpy, CUDA tensors on NCCL with
 // CUDA kernels. Fused allreduces go through the lane's persistent fusion buffer (copy in, one
-// backend call, copy out); kAverage is a sum followed by a division by the number of ranks,
-// after Horovod; pre- and post-scale factors are applied around the reduction.
+// backend call, copy out), except on a backend that reduces the tensors where they lie (the
+// ring: Backend::reduces_pieces()); kAverage is a sum followed by a division by the number of
+// ranks, after Horovod; pre- and post-scale factors are applied around the reduction.
 
 #include <map>
 #include <string>
@@ -41,6 +42,8 @@ class Executor {
   void run_on(backends::Lane& lane, const control::Response& r, std::vector<TensorEntry>& entries);
   void allreduce(backends::Lane& lane, const control::Response& r,
                  std::vector<TensorEntry>& entries);
+  void allreduce_pieces(backends::Lane& lane, const control::Response& r,
+                        std::vector<TensorEntry>& entries);
   void allreduce_fused(backends::Lane& lane, const control::Response& r,
                        std::vector<TensorEntry>& entries);
   void run_other(backends::Lane& lane, const control::Response& r,

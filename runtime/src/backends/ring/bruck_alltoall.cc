@@ -12,7 +12,7 @@
 namespace hvd::backends::ring {
 namespace {
 
-struct Piece {
+struct Parcel {
   uint32_t src = 0;
   uint32_t dst = 0;
   std::string bytes;
@@ -31,20 +31,20 @@ void bruck_alltoall(Transport& t, const BufferView& send, const Blocks& out, Buf
   const int n = t.size();
   const int r = t.rank();
   const size_t es = dtype_size(send.dtype);
-  std::vector<Piece> held;
+  std::vector<Parcel> held;
   for (int d = 0; d < n; ++d) {
     const auto b = static_cast<size_t>(d);
     if (d == r || out.count[b] == 0) continue;
     const char* at = static_cast<const char*>(send.slice(out.offset[b], 0).data);
-    held.push_back(Piece{static_cast<uint32_t>(r), static_cast<uint32_t>(d),
-                         std::string(at, out.count[b] * es)});
+    held.push_back(Parcel{static_cast<uint32_t>(r), static_cast<uint32_t>(d),
+                          std::string(at, out.count[b] * es)});
   }
   for (int k = 1; k < n; k *= 2) {
     const int to = (r + k) % n;
     const int from = (r - k + n) % n;
     std::string frame;
-    std::vector<Piece> keep;
-    for (Piece& p : held) {
+    std::vector<Parcel> keep;
+    for (Parcel& p : held) {
       if (((static_cast<int>(p.dst) - r + n) % n & k) == 0) {
         keep.push_back(std::move(p));
         continue;
@@ -78,7 +78,7 @@ void bruck_alltoall(Transport& t, const BufferView& send, const Blocks& out, Buf
                   " bytes to rank ", r, ", which expects ", in.count[b] * es);
         std::memcpy(recv.slice(in.offset[b], 0).data, got.data() + at, h.bytes);
       } else {
-        held.push_back(Piece{h.src, h.dst, got.substr(at, h.bytes)});
+        held.push_back(Parcel{h.src, h.dst, got.substr(at, h.bytes)});
       }
       at += h.bytes;
     }

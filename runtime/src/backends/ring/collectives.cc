@@ -29,33 +29,39 @@ void check_counts(const Transport& t, const std::vector<size_t>& counts, const c
 // Recursive doubling over the largest power of two p <= n. The first 2*(n-p) ranks pair up
 // first (even hands its data to odd, which stands in for both) and get the result back at
 // the end, so any n works with 2 extra steps. Partners: ring_peers.h's doubling_partner().
-void allreduce_doubling(Transport& t, BufferView buf, ReduceOp op) {
+void allreduce_doubling(Transport& t, const PieceList& buf, ReduceOp op) {
   const int n = t.size();
   const int r = t.rank();
-  const size_t bytes = buf.bytes();
+  const PieceSpan all = buf.all();
   const int p = largest_power_of_two(n);
   const int extra = n - p;
   if (r < 2 * extra) {
     if (r % 2 == 0) {
-      t.send(r + 1, buf.data, bytes);
+      t.send_recv(r + 1, all, kNoPeer, {});
     } else {
-      t.send_recv_reduce(kNoPeer, nullptr, 0, r - 1, buf.data, buf.count, buf.dtype, op);
+      t.send_recv_reduce(kNoPeer, {}, r - 1, all, buf.dtype(), op);
     }
   }
   if (doubling_partner(r, n, 1) >= 0) {  // not sitting out
-    // The partner's and our own sum must not be mixed while still being sent: send a copy.
-    std::vector<char> mine(bytes);
+    // The partner's and our own sum must not be mixed while still being sent: send a copy
+    // (which also packs the pieces, so each round sends one).
+    std::vector<char> mine(buf.bytes());
+    const Piece copy{mine.data(), mine.size()};
     for (int mask = 1; mask < p; mask *= 2) {
       const int peer = doubling_partner(r, n, mask);
-      std::memcpy(mine.data(), buf.data, bytes);
-      t.send_recv_reduce(peer, mine.data(), bytes, peer, buf.data, buf.count, buf.dtype, op);
+      char* at = mine.data();
+      for (const Piece& piece : all) {
+        std::memcpy(at, piece.data, piece.bytes);
+        at += piece.bytes;
+      }
+      t.send_recv_reduce(peer, PieceSpan{&copy, 1}, peer, all, buf.dtype(), op);
     }
   }
   if (r < 2 * extra) {
     if (r % 2 == 1) {
-      t.send(r - 1, buf.data, bytes);
+      t.send_recv(r - 1, all, kNoPeer, {});
     } else {
-      t.recv(r + 1, buf.data, bytes);
+      t.send_recv(kNoPeer, {}, r + 1, all);
     }
   }
 }
@@ -126,17 +132,24 @@ void broadcast_tree(Transport& t, BufferView buf, int root) {
 
 void allreduce(Transport& t, BufferView buf, ReduceOp op, const CollectiveOptions& opts) {
   check_host(buf, "allreduce");
-  if (t.size() > 1 && buf.count > 0) {
+  allreduce(t, PieceList(buf), op, opts);
+}
+
+void allreduce(Transport& t, const PieceList& buf, ReduceOp op, const CollectiveOptions& opts) {
+  if (t.size() > 1 && buf.count() > 0) {
     if (buf.bytes() <= opts.small_bytes) {
       allreduce_doubling(t, buf, op);
     } else {
-      const Blocks blocks = even_blocks(buf.count, t.size());
+      const Blocks blocks = even_blocks(buf.count(), t.size());
       ring_reduce_scatter(t, buf, blocks, op);
       ring_allgather(t, buf, blocks);
     }
   }
   if (op == ReduceOp::kAverage) {
-    divide(buf.data, buf.count, buf.dtype, static_cast<size_t>(t.size()));
+    const size_t es = dtype_size(buf.dtype());
+    for (const Piece& p : buf.all()) {
+      divide(p.data, p.bytes / es, buf.dtype(), static_cast<size_t>(t.size()));
+    }
   }
 }
 
@@ -153,7 +166,7 @@ void broadcast(Transport& t, BufferView buf, int root, const CollectiveOptions& 
   // sends each byte once instead of log2(n) times, and only to its tree peers.
   const Blocks blocks = even_blocks(buf.count, n);
   scatter_tree(t, buf, blocks, root);
-  ring_allgather(t, buf, blocks);
+  ring_allgather(t, PieceList(buf), blocks);
 }
 
 void allgatherv(Transport& t, const BufferView& mine, BufferView out,
@@ -168,7 +181,7 @@ void allgatherv(Transport& t, const BufferView& mine, BufferView out,
   const Blocks blocks = blocks_of(counts);
   void* slot = out.slice(blocks.offset[r], 0).data;
   if (slot != mine.data && mine.count > 0) std::memcpy(slot, mine.data, mine.bytes());
-  ring_allgather(t, out, blocks);
+  ring_allgather(t, PieceList(out), blocks);
 }
 
 void reducescatter(Transport& t, const BufferView& in, BufferView out,

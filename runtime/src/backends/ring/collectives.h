@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "backends/ring/piece_list.h"
 #include "backends/ring/transport.h"
 #include "common/buffer.h"
 
@@ -30,6 +31,9 @@ struct CollectiveOptions {
 /// kAverage is a sum followed by a division by size() (exact truncating division for
 /// integer types).
 void allreduce(Transport& t, BufferView buf, ReduceOp op, const CollectiveOptions& opts = {});
+/// The same over the concatenation of buf's tensors, each reduced where it lies (a fused
+/// response without a fusion buffer); opts.small_bytes compares with their total.
+void allreduce(Transport& t, const PieceList& buf, ReduceOp op, const CollectiveOptions& opts = {});
 
 /// In place: every rank's buf becomes root's buf.
 void broadcast(Transport& t, BufferView buf, int root, const CollectiveOptions& opts = {});

@@ -6,6 +6,9 @@
 namespace hvd::backends::ring {
 
 void RingBackend::allreduce(BufferView buf, ReduceOp op) { ring::allreduce(*transport_, buf, op); }
+void RingBackend::allreduce_pieces(const std::vector<BufferView>& tensors, ReduceOp op) {
+  ring::allreduce(*transport_, PieceList(tensors), op);
+}
 void RingBackend::broadcast(BufferView buf, int root) { ring::broadcast(*transport_, buf, root); }
 void RingBackend::allgatherv(BufferView in, BufferView out, const std::vector<size_t>& counts) {
   ring::allgatherv(*transport_, in, out, counts);

@@ -22,6 +22,8 @@ class RingBackend : public Backend {
     return device.is_cpu() && op != ReduceOp::kAverage;
   }
   void allreduce(BufferView buf, ReduceOp op) override;
+  bool reduces_pieces() const override { return true; }
+  void allreduce_pieces(const std::vector<BufferView>& tensors, ReduceOp op) override;
   void broadcast(BufferView buf, int root) override;
   void allgatherv(BufferView in, BufferView out, const std::vector<size_t>& counts) override;
   void reducescatter(BufferView in, BufferView out, const std::vector<size_t>& counts,

@@ -38,18 +38,18 @@ Blocks blocks_of(const std::vector<size_t>& counts) {
   return b;
 }
 
-void ring_reduce_scatter(Transport& t, BufferView buf, const Blocks& blocks, ReduceOp op) {
+void ring_reduce_scatter(Transport& t, const PieceList& buf, const Blocks& blocks, ReduceOp op) {
   const int n = t.size();
   const int r = t.rank();
-  const size_t es = dtype_size(buf.dtype);
+  std::vector<Piece> send, recv;  // reused by every step
   // Step s: send block r-s-1 (holding s+1 contributions) to r+1; receive block r-s-2 from
   // r-1 and fold it in. After n-1 steps block r holds all n contributions.
   for (int s = 0; s + 1 < n; ++s) {
     const size_t out = behind(r, s + 1, n);
     const size_t in = behind(r, s + 2, n);
-    t.send_recv_reduce((r + 1) % n, buf.slice(blocks.offset[out], 0).data, blocks.count[out] * es,
-                       (r + n - 1) % n, buf.slice(blocks.offset[in], 0).data, blocks.count[in],
-                       buf.dtype, op);
+    t.send_recv_reduce((r + 1) % n, buf.slice(blocks.offset[out], blocks.count[out], send),
+                       (r + n - 1) % n, buf.slice(blocks.offset[in], blocks.count[in], recv),
+                       buf.dtype(), op);
   }
 }
 
@@ -85,16 +85,16 @@ void ring_reduce_scatter_to(Transport& t, const BufferView& in, BufferView out,
   }
 }
 
-void ring_allgather(Transport& t, BufferView buf, const Blocks& blocks) {
+void ring_allgather(Transport& t, const PieceList& buf, const Blocks& blocks) {
   const int n = t.size();
   const int r = t.rank();
-  const size_t es = dtype_size(buf.dtype);
+  std::vector<Piece> send, recv;  // reused by every step
   // Step s: forward block r-s (received in step s-1, or our own) to r+1; receive r-s-1.
   for (int s = 0; s + 1 < n; ++s) {
     const size_t out = behind(r, s, n);
     const size_t in = behind(r, s + 1, n);
-    t.send_recv((r + 1) % n, buf.slice(blocks.offset[out], 0).data, blocks.count[out] * es,
-                (r + n - 1) % n, buf.slice(blocks.offset[in], 0).data, blocks.count[in] * es);
+    t.send_recv((r + 1) % n, buf.slice(blocks.offset[out], blocks.count[out], send),
+                (r + n - 1) % n, buf.slice(blocks.offset[in], blocks.count[in], recv));
   }
 }
 

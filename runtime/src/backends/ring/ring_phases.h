@@ -4,10 +4,13 @@
 // reducescatter (collectives.cc). Rank r sends to r+1 and receives from r-1 in each of the
 // size-1 steps; each step is one full-duplex send_recv, and the transports move a block in
 // pieces, reducing each piece as it arrives, so transfer and reduction are pipelined.
+// The in-place phases work on a PieceList: a block may cover parts of several tensors of a
+// fused response, which are then sent and reduced where they lie.
 
 #include <cstddef>
 #include <vector>
 
+#include "backends/ring/piece_list.h"
 #include "backends/ring/transport.h"
 #include "common/buffer.h"
 
@@ -26,7 +29,7 @@ Blocks blocks_of(const std::vector<size_t>& counts);
 
 /// In place. Afterwards block `rank` of buf holds the reduction of that block over all
 /// ranks (other blocks hold partial results).
-void ring_reduce_scatter(Transport& t, BufferView buf, const Blocks& blocks, ReduceOp op);
+void ring_reduce_scatter(Transport& t, const PieceList& buf, const Blocks& blocks, ReduceOp op);
 
 /// Reads `in` (all blocks, unchanged) and leaves the reduction of block `rank` over all
 /// ranks in `out`, using two block-sized scratch buffers instead of a copy of `in`.
@@ -34,6 +37,6 @@ void ring_reduce_scatter_to(Transport& t, const BufferView& in, BufferView out,
                             const Blocks& blocks, ReduceOp op);
 
 /// In place. Before: block `rank` of buf is this rank's. After: every block is everyone's.
-void ring_allgather(Transport& t, BufferView buf, const Blocks& blocks);
+void ring_allgather(Transport& t, const PieceList& buf, const Blocks& blocks);
 
 }  // namespace hvd::backends::ring

@@ -99,10 +99,10 @@ struct ShmTransport::Peer {
 
 struct ShmTransport::Transfer {
   int to;
-  const char* sbuf;
+  PieceCursor sbuf;
   size_t sbytes;
   int from;
-  char* rbuf;
+  PieceCursor rbuf;
   size_t rbytes;
   bool reduce;
   DataType dtype;
@@ -217,8 +217,11 @@ bool ShmTransport::push(Transfer& t) {
   const size_t n = push_room(t.to, t.sbytes - t.sent);
   if (n == 0) return false;
   Peer& p = peers_[static_cast<size_t>(t.to)];
-  const size_t off = static_cast<size_t>(p.out_head) & (options_.channel_bytes - 1);
-  std::memcpy(p.out_ring + off, t.sbuf + t.sent, n);
+  char* at = p.out_ring + (static_cast<size_t>(p.out_head) & (options_.channel_bytes - 1));
+  t.sbuf.take(n, [&](const char* data, size_t len) {
+    std::memcpy(at, data, len);
+    at += len;
+  });
   p.out_head += n;
   p.out->head.value.store(p.out_head, std::memory_order_release);
   ring_doorbell(p.seg->header().bell);
@@ -232,12 +235,21 @@ bool ShmTransport::pull(Transfer& t) {
   const size_t off = static_cast<size_t>(p.in_tail) & (cap - 1);
   const size_t n = std::min({pull_avail(t.from), t.rbytes - t.got, cap - off, step_});
   if (n == 0) return false;
+  const char* at = p.in_ring + off;
   if (t.reduce) {
+    // The caller's pieces (pieces.h) hold whole elements, and what the ring publishes comes in
+    // multiples of kAlign: a run where the two meet still holds whole elements.
     const size_t elem = dtype_size(t.dtype);
-    HVD_CHECK(n % elem == 0, "piece of ", n, " bytes splits a ", elem, "-byte element");
-    reduce_into(t.rbuf + t.got, p.in_ring + off, n / elem, t.dtype, t.op);
+    t.rbuf.take(n, [&](char* data, size_t len) {
+      HVD_CHECK(len % elem == 0, "run of ", len, " bytes splits a ", elem, "-byte element");
+      reduce_into(data, at, len / elem, t.dtype, t.op);
+      at += len;
+    });
   } else {
-    std::memcpy(t.rbuf + t.got, p.in_ring + off, n);
+    t.rbuf.take(n, [&](char* data, size_t len) {
+      std::memcpy(data, at, len);
+      at += len;
+    });
   }
   p.in_tail += n;
   p.in->tail.value.store(p.in_tail, std::memory_order_release);
@@ -327,14 +339,13 @@ void ShmTransport::exchange(Transfer& t) {
   }
 }
 
-void ShmTransport::send_recv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf,
-                             size_t rbytes) {
+void ShmTransport::send_recv(int to, PieceSpan send, int from, PieceSpan recv) {
   Transfer t{to,
-             static_cast<const char*>(sbuf),
-             sbytes,
+             PieceCursor(send),
+             send.bytes(),
              from,
-             static_cast<char*>(rbuf),
-             rbytes,
+             PieceCursor(recv),
+             recv.bytes(),
              false,
              DataType::kUInt8,
              ReduceOp::kSum,
@@ -342,14 +353,14 @@ void ShmTransport::send_recv(int to, const void* sbuf, size_t sbytes, int from, 
   exchange(t);
 }
 
-void ShmTransport::send_recv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* acc,
-                                    size_t count, DataType dtype, ReduceOp op) {
+void ShmTransport::send_recv_reduce(int to, PieceSpan send, int from, PieceSpan acc, DataType dtype,
+                                    ReduceOp op) {
   Transfer t{to,
-             static_cast<const char*>(sbuf),
-             sbytes,
+             PieceCursor(send),
+             send.bytes(),
              from,
-             static_cast<char*>(acc),
-             count * dtype_size(dtype),
+             PieceCursor(acc),
+             acc.bytes(),
              true,
              dtype,
              op,

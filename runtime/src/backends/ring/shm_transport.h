@@ -12,9 +12,11 @@
 //
 // Data: a send copies into the receiver's ring in pieces and publishes each piece; the
 // receiver copies out (or, in send_recv_reduce, reduces straight from the ring into its
-// buffer, saving a copy). Both directions of send_recv progress in one loop. Every message
-// starts 64-byte aligned in the stream and pieces are multiples of 64 bytes, so a piece never
-// splits an element. Waiting spins briefly, then yields, then sleeps on a futex doorbell.
+// buffer, saving a copy). Both copies gather or scatter across the caller's pieces (pieces.h)
+// as they go, so a fused message costs no copy more than a contiguous one. Both directions of
+// send_recv progress in one loop. Every message starts 64-byte aligned in the stream and
+// pieces are multiples of 64 bytes, so a piece never splits an element. Waiting spins
+// briefly, then yields, then sleeps on a futex doorbell.
 //
 // Failure: a rank whose transport is destroyed sets its `closed` flag and rings everyone;
 // peers that still need it throw BackendError. A peer process that dies without that
@@ -72,10 +74,11 @@ class ShmTransport final : public Transport {
   int size() const override { return size_; }
   std::chrono::milliseconds timeout() const override { return options_.timeout; }
 
-  void send_recv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf,
-                 size_t rbytes) override;
-  void send_recv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* acc, size_t count,
-                        DataType dtype, ReduceOp op) override;
+  using Transport::send_recv;
+  using Transport::send_recv_reduce;
+  void send_recv(int to, PieceSpan send, int from, PieceSpan recv) override;
+  void send_recv_reduce(int to, PieceSpan send, int from, PieceSpan acc, DataType dtype,
+                        ReduceOp op) override;
 
  private:
   struct Peer;

@@ -6,6 +6,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,7 +35,8 @@ constexpr uint32_t kMagic = 0x48564454;  // "HVDT"
 // Connections a listener queues before accept(): every lower peer may connect at once.
 constexpr int kBacklog = 1024;
 constexpr size_t kScratchBytes = size_t{1} << 20;  // a multiple of every element size
-constexpr size_t kMaxIo = size_t{4} << 20;         // bytes per send()/recv() call
+constexpr size_t kMaxIo = size_t{4} << 20;         // bytes per sendmsg()/recvmsg() call
+constexpr size_t kMaxRuns = 64;                    // pieces per sendmsg()/recvmsg() call
 // Before sleeping in poll(), keep retrying the non-blocking calls this long: a peer on the same
 // host (or a fast network) usually answers within microseconds, and a thread that sleeps
 // pays a wake-up, which on a busy machine can cost a scheduler time slice.
@@ -98,31 +100,54 @@ net::Fd listen_where_advertised(const std::string& host, const std::string& bind
   return fd;
 }
 
-// Where received bytes go: straight into the caller's buffer.
+using Runs = std::array<iovec, kMaxRuns>;
+
+// The runs of the next `max` bytes at `at` (which stays where it is), at most kMaxRuns of them:
+// one sendmsg() or recvmsg() moves many small pieces of a fused message.
+size_t runs_at(PieceCursor at, size_t max, Runs& runs) {
+  size_t n = 0;
+  while (n < runs.size() && max > 0) {
+    const auto [data, len] = at.run(max);
+    if (len == 0) break;
+    runs[n++] = iovec{data, len};
+    at.skip(len);
+    max -= len;
+  }
+  return n;
+}
+
+// Where received bytes go: straight into the caller's pieces.
 struct CopySink {
-  char* buf;
+  PieceCursor buf;
   size_t got = 0;
-  std::pair<char*, size_t> space(size_t total) { return {buf + got, total - got}; }
-  void received(size_t n) { got += n; }
+  size_t space(size_t total, Runs& runs) const {
+    return runs_at(buf, std::min(total - got, kMaxIo), runs);
+  }
+  void received(size_t n) {
+    buf.skip(n);
+    got += n;
+  }
 };
 
 // Where received bytes go for send_recv_reduce: a scratch ring, from which every complete
-// element is reduced into acc right away. The ring size is a multiple of the element size,
-// so no element straddles its end.
+// element is reduced into acc's pieces right away. The ring size is a multiple of the element
+// size, so no element straddles its end; and the pieces hold whole elements, so neither does
+// any run where a piece and a span of complete elements meet.
 struct ReduceSink {
   char* scratch;
   size_t ring;
-  char* acc;
+  PieceCursor acc;
   size_t elem;
   DataType dtype;
   ReduceOp op;
   size_t got = 0;
   size_t reduced = 0;
 
-  std::pair<char*, size_t> space(size_t total) {
+  size_t space(size_t total, Runs& runs) const {
     const size_t off = got % ring;
     const size_t n = std::min({total - got, ring - off, ring - (got - reduced)});
-    return {scratch + off, n};
+    runs[0] = iovec{scratch + off, n};
+    return 1;
   }
   void received(size_t n) {
     got += n;
@@ -130,7 +155,11 @@ struct ReduceSink {
     while (reduced < complete) {
       const size_t off = reduced % ring;
       const size_t len = std::min(complete - reduced, ring - off);
-      reduce_into(acc + reduced, scratch + off, len / elem, dtype, op);
+      const char* from = scratch + off;
+      acc.take(len, [&](char* into, size_t run) {
+        reduce_into(into, from, run / elem, dtype, op);
+        from += run;
+      });
       reduced += len;
     }
   }
@@ -143,17 +172,21 @@ struct Side {
 
 // Moves sbytes to `to` and rbytes from `from` (into sink) at the same time.
 template <typename Sink>
-void exchange(int rank, Side to, const char* sbuf, size_t sbytes, Side from, Sink& sink,
+void exchange(int rank, Side to, PieceCursor sbuf, size_t sbytes, Side from, Sink& sink,
               size_t rbytes, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
+  Runs runs{};
   size_t sent = 0;
   Clock::time_point spin_until{};  // set at the first call that made no progress
   while (sent < sbytes || sink.got < rbytes) {
     bool progress = false;
     if (sent < sbytes) {
-      const ssize_t rc =
-          ::send(to.fd, sbuf + sent, std::min(sbytes - sent, kMaxIo), MSG_DONTWAIT | MSG_NOSIGNAL);
+      msghdr m{};
+      m.msg_iov = runs.data();
+      m.msg_iovlen = runs_at(sbuf, std::min(sbytes - sent, kMaxIo), runs);
+      const ssize_t rc = ::sendmsg(to.fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
       if (rc > 0) {
+        sbuf.skip(static_cast<size_t>(rc));
         sent += static_cast<size_t>(rc);
         progress = true;
       } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
@@ -162,8 +195,10 @@ void exchange(int rank, Side to, const char* sbuf, size_t sbytes, Side from, Sin
       }
     }
     if (sink.got < rbytes) {
-      const auto [ptr, room] = sink.space(rbytes);
-      const ssize_t rc = ::recv(from.fd, ptr, std::min(room, kMaxIo), MSG_DONTWAIT);
+      msghdr m{};
+      m.msg_iov = runs.data();
+      m.msg_iovlen = sink.space(rbytes, runs);
+      const ssize_t rc = ::recvmsg(from.fd, &m, MSG_DONTWAIT);
       if (rc > 0) {
         sink.received(static_cast<size_t>(rc));
         progress = true;
@@ -264,24 +299,26 @@ int TcpTransport::fd_of(int peer, size_t bytes) const {
   return it->second.get();
 }
 
-void TcpTransport::send_recv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf,
-                             size_t rbytes) {
-  CopySink sink{static_cast<char*>(rbuf)};
-  exchange(rank_, Side{fd_of(to, sbytes), to}, static_cast<const char*>(sbuf), sbytes,
+void TcpTransport::send_recv(int to, PieceSpan send, int from, PieceSpan recv) {
+  const size_t sbytes = send.bytes();
+  const size_t rbytes = recv.bytes();
+  CopySink sink{PieceCursor(recv)};
+  exchange(rank_, Side{fd_of(to, sbytes), to}, PieceCursor(send), sbytes,
            Side{fd_of(from, rbytes), from}, sink, rbytes, options_.timeout);
 }
 
-void TcpTransport::send_recv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* acc,
-                                    size_t count, DataType dtype, ReduceOp op) {
+void TcpTransport::send_recv_reduce(int to, PieceSpan send, int from, PieceSpan acc, DataType dtype,
+                                    ReduceOp op) {
   const size_t elem = dtype_size(dtype);
-  const size_t rbytes = count * elem;
+  const size_t sbytes = send.bytes();
+  const size_t rbytes = acc.bytes();
   // Grown to the largest message so far, up to kScratchBytes: a transport that carries only
   // small messages (the control channel's) keeps a small ring. Multiples of 8 bytes keep the
   // ring a multiple of every element size.
   const size_t want = std::min(kScratchBytes, (rbytes + 7) / 8 * 8);
   if (scratch_.size() < want) scratch_.resize(want);
-  ReduceSink sink{scratch_.data(), scratch_.size(), static_cast<char*>(acc), elem, dtype, op};
-  exchange(rank_, Side{fd_of(to, sbytes), to}, static_cast<const char*>(sbuf), sbytes,
+  ReduceSink sink{scratch_.data(), scratch_.size(), PieceCursor(acc), elem, dtype, op};
+  exchange(rank_, Side{fd_of(to, sbytes), to}, PieceCursor(send), sbytes,
            Side{fd_of(from, rbytes), from}, sink, rbytes, options_.timeout);
 }
 

@@ -25,7 +25,8 @@
 // in a connect for a peer that is busy elsewhere, and the store can be let go right after.
 //
 // Data: send_recv drives both sockets non-blocking from one poll() loop, so two ranks sending
-// each other large messages never deadlock on full socket buffers. send_recv_reduce reduces
+// each other large messages never deadlock on full socket buffers; sendmsg()/recvmsg() gather
+// and scatter the caller's pieces (pieces.h). send_recv_reduce reduces
 // each received element as soon as it is complete, through a bounded scratch ring.
 
 #include <chrono>
@@ -77,10 +78,11 @@ class TcpTransport final : public Transport {
   int size() const override { return size_; }
   std::chrono::milliseconds timeout() const override { return options_.timeout; }
 
-  void send_recv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf,
-                 size_t rbytes) override;
-  void send_recv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* acc, size_t count,
-                        DataType dtype, ReduceOp op) override;
+  using Transport::send_recv;
+  using Transport::send_recv_reduce;
+  void send_recv(int to, PieceSpan send, int from, PieceSpan recv) override;
+  void send_recv_reduce(int to, PieceSpan send, int from, PieceSpan acc, DataType dtype,
+                        ReduceOp op) override;
 
   /// Sockets to peers now open (the listener is closed after setup).
   size_t connections() const { return peers_.size(); }

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fused allreduce over pieces (piece_list.h): tensors reduced where they lie, as one
+// buffer of their concatenation, over both real transports, 1 to 8 rank threads, every dtype
+// and op, both algorithms. Each tensor is its own allocation of exactly its size, so a chunk
+// or block boundary that splits a piece and then writes past it is an ASan report.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/ring/collectives.h"
+#include "backends/ring/piece_list.h"
+#include "backends/ring/ring_backend.h"
+#include "hvd/str_cat.h"
+#include "unit/runtime/common/typed_data.h"
+#include "unit/runtime/ring/ring_world.h"
+
+using hvd::BufferView;
+using hvd::DataType;
+using hvd::ReduceOp;
+using hvd::str_cat;
+using hvd::test::TransportKind;
+namespace test = hvd::test;
+namespace ring = hvd::backends::ring;
+
+namespace {
+
+ring::CollectiveOptions doubling() { return {std::numeric_limits<size_t>::max()}; }
+ring::CollectiveOptions ring_only() { return {0}; }
+
+// The standard input of `total` elements, cut into separate tensors of `sizes` elements.
+struct Tensors {
+  std::vector<std::unique_ptr<char[]>> memory;
+  std::vector<BufferView> views;
+
+  Tensors(DataType dt, ReduceOp op, int rank, const std::vector<size_t>& sizes) {
+    size_t total = 0;
+    for (const size_t s : sizes) total += s;
+    const std::vector<char> whole = test::make_input(dt, op, rank, total);
+    const size_t es = hvd::dtype_size(dt);
+    size_t at = 0;
+    for (const size_t s : sizes) {
+      // new char[0] is a valid, distinct allocation: an empty tensor still has an address.
+      memory.emplace_back(new char[s * es]);
+      if (s > 0) std::memcpy(memory.back().get(), whole.data() + at * es, s * es);
+      views.push_back(BufferView{memory.back().get(), s, dt, {}});
+      at += s;
+    }
+  }
+
+  std::vector<char> joined() const {
+    std::vector<char> out;
+    for (const BufferView& v : views) {
+      const char* p = static_cast<const char*>(v.data);
+      out.insert(out.end(), p, p + v.bytes());
+    }
+    return out;
+  }
+};
+
+// One fused allreduce of tensors of `sizes`; "" when every element matches the reference.
+std::string fused_once(ring::Transport& t, DataType dt, ReduceOp op,
+                       const std::vector<size_t>& sizes, const ring::CollectiveOptions& opts) {
+  Tensors in(dt, op, t.rank(), sizes);
+  ring::allreduce(t, ring::PieceList(in.views), op, opts);
+  const std::vector<char> got = in.joined();
+  const std::string bad =
+      test::first_mismatch(dt, got.data(), got.size() / hvd::dtype_size(dt),
+                           [&](size_t i) { return test::expected_value(dt, op, t.size(), i); });
+  if (bad.empty()) return bad;
+  return str_cat("rank ", t.rank(), " of ", t.size(), ", ", op_name(op), ", ", sizes.size(),
+                 " tensors, small_bytes ", opts.small_bytes, ": ", bad);
+}
+
+// Odd sizes, empty tensors first, in the middle and last, and one tensor larger than a block
+// for up to 8 ranks next to many smaller than one.
+const std::vector<size_t> kOddSizes = {0, 1, 3, 0, 7, 129, 1, 0, 1000, 2, 5, 0};
+
+void every_dtype_and_op(TransportKind kind) {
+  for (int n = 1; n <= 8; ++n) {
+    test::run_world(kind, n, [&](ring::Transport& t) {
+      for (const DataType dt : test::kAllDtypes) {
+        for (const ReduceOp op : test::kAllOps) {
+          CHECK(fused_once(t, dt, op, kOddSizes, ring::CollectiveOptions{}) == "");
+          CHECK(fused_once(t, dt, op, kOddSizes, doubling()) == "");
+          CHECK(fused_once(t, dt, op, kOddSizes, ring_only()) == "");
+          // Fewer elements than ranks, and nothing at all.
+          CHECK(fused_once(t, dt, op, {0, 1, 0}, ring_only()) == "");
+          CHECK(fused_once(t, dt, op, {0, 0}, ring_only()) == "");
+          CHECK(fused_once(t, dt, op, {}, ring::CollectiveOptions{}) == "");
+        }
+      }
+    });
+  }
+}
+
+// Pieces larger than the transports' chunks (shm publishes at most 128 KiB at a time, TCP
+// reduces through a 1 MiB scratch ring) and not multiples of them: chunks split pieces and
+// pieces split chunks.
+void larger_than_a_chunk(TransportKind kind) {
+  for (const int n : {2, 3, 8}) {
+    test::run_world(kind, n, [&](ring::Transport& t) {
+      const std::vector<size_t> sizes = {100003, 0, 1, 65537, 300001, 17};
+      CHECK(fused_once(t, DataType::kFloat32, ReduceOp::kSum, sizes, {}) == "");
+      CHECK(fused_once(t, DataType::kFloat64, ReduceOp::kMax, sizes, {}) == "");
+      CHECK(fused_once(t, DataType::kFloat16, ReduceOp::kAverage, sizes, {}) == "");
+      std::vector<size_t> many(300, 1021);  // 300 x ~4 KiB, as the fusion benchmark
+      CHECK(fused_once(t, DataType::kFloat32, ReduceOp::kSum, many, {}) == "");
+    });
+  }
+}
+
+}  // namespace
+
+TEST_CASE("piece list: slices address the concatenation by element") {
+  std::vector<int32_t> a(3), b(5);
+  int32_t empty = 0;
+  const std::vector<BufferView> views = {{&empty, 0, DataType::kInt32, {}},
+                                         {a.data(), a.size(), DataType::kInt32, {}},
+                                         {&empty, 0, DataType::kInt32, {}},
+                                         {b.data(), b.size(), DataType::kInt32, {}}};
+  const ring::PieceList list(views);
+  CHECK(list.count() == 8);
+  CHECK(list.bytes() == 32);
+  CHECK(list.all().size == 2);  // the empty tensors give no piece
+  std::vector<ring::Piece> out;
+  SUBCASE("within one tensor") {
+    const ring::PieceSpan s = list.slice(4, 3, out);
+    REQUIRE(s.size == 1);
+    CHECK(s.first[0].data == reinterpret_cast<char*>(b.data() + 1));
+    CHECK(s.first[0].bytes == 12);
+  }
+  SUBCASE("across a boundary") {
+    const ring::PieceSpan s = list.slice(2, 4, out);
+    REQUIRE(s.size == 2);
+    CHECK(s.first[0].data == reinterpret_cast<char*>(a.data() + 2));
+    CHECK(s.first[0].bytes == 4);
+    CHECK(s.first[1].data == reinterpret_cast<char*>(b.data()));
+    CHECK(s.first[1].bytes == 12);
+    CHECK(s.bytes() == 16);
+  }
+  SUBCASE("exactly one tensor, and the end") {
+    CHECK(list.slice(3, 5, out).size == 1);
+    CHECK(list.slice(8, 0, out).size == 0);
+    CHECK(list.slice(0, 8, out).bytes() == 32);
+  }
+  SUBCASE("past the end is a bug") { CHECK_THROWS(list.slice(6, 3, out)); }
+}
+
+TEST_CASE("piece list: one contiguous buffer is one piece, an empty one none") {
+  std::vector<int16_t> a(6);
+  const ring::PieceList list(BufferView{a.data(), a.size(), DataType::kInt16, {}});
+  CHECK(list.count() == 6);
+  REQUIRE(list.all().size == 1);
+  CHECK(list.all().first[0].bytes == 12);
+  std::vector<ring::Piece> out;
+  const ring::PieceSpan s = list.slice(2, 3, out);
+  REQUIRE(s.size == 1);
+  CHECK(s.first[0].data == reinterpret_cast<char*>(a.data() + 2));
+  CHECK(s.first[0].bytes == 6);
+  CHECK_THROWS(list.slice(4, 3, out));
+  CHECK(ring::PieceList(BufferView{a.data(), 0, DataType::kInt16, {}}).all().size == 0);
+}
+
+TEST_CASE("piece cursor: takes runs across pieces and skips empty ones") {
+  char x[3] = {'a', 'b', 'c'}, y[2] = {'d', 'e'};
+  const ring::Piece pieces[] = {{x, 0}, {x, 3}, {y, 0}, {y, 2}, {x, 0}};
+  ring::PieceCursor c(ring::PieceSpan{pieces, 5});
+  std::string seen;
+  c.take(2, [&](char* p, size_t n) { seen += std::string(p, n) + "|"; });
+  c.take(3, [&](char* p, size_t n) { seen += std::string(p, n) + "|"; });
+  CHECK(seen == "ab|c|de|");
+  CHECK(c.run(10).second == 0);
+}
+
+TEST_CASE("fused ring allreduce over pieces: every dtype and op over shm, 1 to 8 ranks") {
+  every_dtype_and_op(TransportKind::kShm);
+}
+
+TEST_CASE("fused ring allreduce over pieces: every dtype and op over tcp, 1 to 8 ranks") {
+  every_dtype_and_op(TransportKind::kTcp);
+}
+
+TEST_CASE("fused ring allreduce over pieces: pieces larger than a chunk over shm") {
+  larger_than_a_chunk(TransportKind::kShm);
+}
+
+TEST_CASE("fused ring allreduce over pieces: pieces larger than a chunk over tcp") {
+  larger_than_a_chunk(TransportKind::kTcp);
+}
+
+TEST_CASE("ring backend: reduces the tensors of a fused response in place") {
+  test::run_world(TransportKind::kShm, 3, [&](ring::Transport& t) {
+    // The backend takes ownership of its transport: give it a view that forwards.
+    struct Borrowed final : ring::Transport {
+      explicit Borrowed(ring::Transport& inner) : inner_(inner) {}
+      int rank() const override { return inner_.rank(); }
+      int size() const override { return inner_.size(); }
+      std::chrono::milliseconds timeout() const override { return inner_.timeout(); }
+      void send_recv(int to, ring::PieceSpan send, int from, ring::PieceSpan recv) override {
+        inner_.send_recv(to, send, from, recv);
+      }
+      void send_recv_reduce(int to, ring::PieceSpan send, int from, ring::PieceSpan acc,
+                            DataType dtype, ReduceOp op) override {
+        inner_.send_recv_reduce(to, send, from, acc, dtype, op);
+      }
+      ring::Transport& inner_;
+    };
+    ring::RingBackend backend(std::make_unique<Borrowed>(t), "shm");
+    CHECK(backend.reduces_pieces());
+    Tensors in(DataType::kInt32, ReduceOp::kSum, t.rank(), kOddSizes);
+    backend.allreduce_pieces(in.views, ReduceOp::kSum);
+    const std::vector<char> got = in.joined();
+    CHECK(test::first_mismatch(DataType::kInt32, got.data(), got.size() / 4, [&](size_t i) {
+            return test::expected_value(DataType::kInt32, ReduceOp::kSum, t.size(), i);
+          }) == "");
+  });
+}
