@@ -197,10 +197,8 @@ Plot preflight_plot(const PreflightTable& t, const std::string& name) {
   p.height = 100 + 460 * rows;
   std::string c = "set style fill solid 0.8 border -1\nset boxwidth 0.7\n";
   c += "set datafile missing '?'\nset grid ytics\nset yrange [0:*]\n";
-  c +=
-      "set key outside right top\nset bmargin 6\nset offsets 0, 0, graph 0.08, 0\n";  // room above
-                                                                                      // the tallest
-                                                                                      // bar
+  c += "set key outside right top\nset bmargin 6\n";  // bmargin: room for slanted host names
+  c += "set offsets 0, 0, graph 0.08, 0\n";           // room above the tallest bar
   c += str_cat(
       "set multiplot layout ", rows, ",", cols, " title ",
       gnuplot_quote(str_cat("hvdrun preflight, threshold ", th, " x median: ", flagged_text(t))),
