@@ -86,7 +86,8 @@ std::string panel_commands(const Panel& panel, const std::string& data_file) {
   return c + "\n";
 }
 
-// "flagged node1, node2 and 2 links", "flagged 1 link", "nothing flagged"; six hosts at most.
+// "flagged node1, node2 and 2 links", "flagged n1, ..., n6 and 3 more", "flagged 1 link" or
+// "nothing flagged": six hosts at most, so that the title fits.
 std::string flagged_text(const PreflightTable& t) {
   const size_t links = std::count_if(t.links.begin(), t.links.end(),
                                      [](const PreflightLink& l) { return l.flagged; });
@@ -95,7 +96,7 @@ std::string flagged_text(const PreflightTable& t) {
   const size_t shown = std::min<size_t>(t.flagged_hosts.size(), 6);
   for (size_t i = 0; i < shown; ++i) out += (i == 0 ? "" : ", ") + t.flagged_hosts[i];
   if (t.flagged_hosts.size() > shown) {
-    out += str_cat(" and ", t.flagged_hosts.size() - shown, " more hosts");
+    out += str_cat(" and ", t.flagged_hosts.size() - shown, " more");
   }
   if (links > 0) {
     out += str_cat(t.flagged_hosts.empty() ? "" : " and ", links, links == 1 ? " link" : " links");
