@@ -86,6 +86,20 @@ std::string panel_commands(const Panel& panel, const std::string& data_file) {
   return c + "\n";
 }
 
+// gnuplot shows at most 49 characters of a tic label, so a link between two long names is
+// labelled with their first parts ("gpu017 <-> gpu018" for gpu017.cluster.example.org and its
+// neighbour). An address (it starts with a digit or holds ':') is kept whole.
+std::string link_label(const PreflightLink& link) {
+  constexpr size_t kTicLabelMax = 49;
+  const std::string full = link.a + " <-> " + link.b;
+  if (full.size() <= kTicLabelMax) return full;
+  const auto first_part = [](const std::string& host) {
+    const bool address = (host[0] >= '0' && host[0] <= '9') || host.find(':') != std::string::npos;
+    return address ? host : host.substr(0, host.find('.'));
+  };
+  return first_part(link.a) + " <-> " + first_part(link.b);
+}
+
 // "flagged node1, node2 and 2 links", "flagged n1, ..., n6 and 3 more", "flagged 1 link" or
 // "nothing flagged": six hosts at most, so that the title fits.
 std::string flagged_text(const PreflightTable& t) {
@@ -182,7 +196,7 @@ Plot preflight_plot(const PreflightTable& t, const std::string& name) {
     std::vector<std::string> links;
     std::vector<bool> link_flags;
     for (const PreflightLink& l : t.links) {
-      links.push_back(l.a + " <-> " + l.b);
+      links.push_back(link_label(l));
       link_flags.push_back(l.flagged);
     }
     panels.push_back({"link allreduce busbw (GB/s)", 1, 3, links, link_flags,

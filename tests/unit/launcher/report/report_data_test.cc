@@ -302,11 +302,12 @@ TEST_CASE(
   CHECK(p.commands.find("set xtics rotate by -30 ('node1 <-> node2' 0, 'node2 <-> node3' 1, "
                         "'node3 <-> node4' 2, 'node4 <-> node1' 3)") != std::string::npos);
   // Memory bars: ok ones blue, node2 red; the median and 0.7 x median as lines.
-  CHECK(p.commands.find("'pf.dat' index 0 using 1:($2 > 0 ? 1/0 : $3) with boxes lc rgb '#4682b4' "
-                        "title 'ok', 'pf.dat' index 0 using 1:($2 > 0 ? $3 : 1/0) with boxes lc rgb "
-                        "'#d62728' title 'flagged', 40.2 with lines lw 2 lc rgb 'black' title "
-                        "'median', 28.14 with lines lw 2 dt 2 lc rgb '#d62728' title "
-                        "'0.7 x median'") != std::string::npos);
+  CHECK(
+      p.commands.find("'pf.dat' index 0 using 1:($2 > 0 ? 1/0 : $3) with boxes lc rgb '#4682b4' "
+                      "title 'ok', 'pf.dat' index 0 using 1:($2 > 0 ? $3 : 1/0) with boxes lc rgb "
+                      "'#d62728' title 'flagged', 40.2 with lines lw 2 lc rgb 'black' title "
+                      "'median', 28.14 with lines lw 2 dt 2 lc rgb '#d62728' title "
+                      "'0.7 x median'") != std::string::npos);
   CHECK(p.commands.find("index 0 using 1:($2 > 0 ? $4 : 1/0)") != std::string::npos);  // intra
   CHECK(p.commands.find("index 1 using 1:($2 > 0 ? $3 : 1/0)") != std::string::npos);  // link busbw
   CHECK(p.commands.find("722.857 with lines lw 2 dt 2 lc rgb '#d62728' title 'median / 0.7'") !=
@@ -346,4 +347,16 @@ TEST_CASE("report_plot: one node and no links is one panel; nothing flagged says
   CHECK(p.commands.find("index 1") == std::string::npos);
   CHECK(p.commands.find("$4") == std::string::npos);
   CHECK(p.commands.find("title 'flagged'") == std::string::npos);
+}
+
+TEST_CASE("report_plot: a link between long host names is labelled with their first parts") {
+  report::Input in = preflight_input();
+  in.doc["links"][0]["a"] = "gpu017.rack3.cluster.example.org";
+  in.doc["links"][0]["b"] = "gpu018.rack3.cluster.example.org";
+  in.doc["links"][1]["a"] = "2001:db8::17";  // an address is kept whole
+  in.doc["links"][1]["b"] = "gpu018.rack3.dc1.cluster.example.org";
+  in.doc["links"][2]["a"] = "n3.example.org";  // short enough: kept whole
+  const report::Plot p = report::preflight_plot(report::preflight_table(in), "pf");
+  CHECK(p.commands.find("('gpu017 <-> gpu018' 0, '2001:db8::17 <-> gpu018' 1, "
+                        "'n3.example.org <-> node4' 2, 'node4 <-> node1' 3)") != std::string::npos);
 }
