@@ -232,7 +232,7 @@ Input load_input(const std::string& path) {
   Input in{path, "", json()};
   try {
     in.doc = json::parse(file);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw ConfigError(str_cat(path, ": not valid JSON (", e.what(), ")"));
   }
   const auto tool = in.doc.is_object() ? in.doc.find("tool") : in.doc.end();

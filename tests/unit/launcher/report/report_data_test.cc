@@ -360,3 +360,11 @@ TEST_CASE("report_plot: a link between long host names is labelled with their fi
   CHECK(p.commands.find("('gpu017 <-> gpu018' 0, '2001:db8::17 <-> gpu018' 1, "
                         "'n3.example.org <-> node4' 2, 'node4 <-> node1' 3)") != std::string::npos);
 }
+
+// Found by report_json_fuzz: a number too large for a double escaped as json::out_of_range, which
+// hvdrun reports as an internal error (exit 70).
+TEST_CASE("report_data: a number too large for a double is invalid JSON naming the file") {
+  CHECK_THROWS_WITH_AS(report::load_input(kDir + "number-overflow.json"),
+                       doctest::Contains("number-overflow.json: not valid JSON"),
+                       hvd::ConfigError);
+}
