@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <set>
 
 #include "integration/hvdrun_test_util.h"
@@ -34,6 +36,13 @@ bool empty_dir(const std::string& path) {
   return !std::filesystem::exists(path) || std::filesystem::is_empty(path);
 }
 
+// The preflight fixture with `edit` applied, written to `path`.
+void write_preflight(const std::string& path, const std::function<void(json&)>& edit) {
+  json doc = json::parse(read_text(kData + "preflight-fixture.json"));
+  edit(doc);
+  std::ofstream(path) << doc.dump(2);
+}
+
 }  // namespace
 
 TEST_CASE("report: a missing or invalid JSON names the file, exits 3 and writes nothing") {
@@ -43,9 +52,48 @@ TEST_CASE("report: a missing or invalid JSON names the file, exits 3 and writes 
       3, "nope.json: cannot open the file");
   expect_error(run(hvdrun({"report", kData + "broken.json", "-o", dir.path()})), 3,
                "broken.json: not valid JSON");
-  expect_error(run(hvdrun({"report", kData + "other-tool.json", "-o", dir.path()})), 3,
-               "other-tool.json: not hvd-bench, hvd-train or hvdrun predict JSON");
+  expect_error(
+      run(hvdrun({"report", kData + "other-tool.json", "-o", dir.path()})), 3,
+      "other-tool.json: not hvd-bench, hvd-train, hvdrun predict or hvdrun preflight JSON");
   CHECK(empty_dir(dir.path()));
+}
+
+TEST_CASE("report: a malformed preflight verdict is one line naming the file and field, exit 3") {
+  TempDir dir;
+  write_preflight(dir.file("pf.json"), [](json& d) { d["nodes"][1]["memory_gbps"] = "fast"; });
+  expect_error(run(hvdrun({"report", dir.file("pf.json"), "-o", dir.file("plots")})), 3,
+               "pf.json: nodes[1].memory_gbps must be a number, not string");
+  write_preflight(dir.file("pf.json"), [](json& d) { d["links"][0]["a"] = "node1\nset output"; });
+  expect_error(run(hvdrun({"report", dir.file("pf.json"), "-o", dir.file("plots")})), 3,
+               "pf.json: links[0].a must be a host name");
+  CHECK(empty_dir(dir.file("plots")));
+}
+
+// Host names come from the file and reach gnuplot as titles and tic labels: quoted, they are
+// drawn as written and run nothing (backquotes, system(), @macros, % formats, quotes).
+TEST_CASE("report: a preflight host name holding gnuplot syntax is drawn, not run" *
+          doctest::skip(!std::filesystem::exists("/usr/bin/gnuplot"))) {
+  TempDir dir;
+  const std::string marker = dir.file("ran");
+  // The start is what the tic labels show (gnuplot cuts them at about 50 characters).
+  const std::string shown = "n2 %s %d @m $1 '`touch ";
+  const std::string host = shown + marker + "`'\" ; system(\"touch " + marker + "\") ; print '";
+  write_preflight(dir.file("pf.json"), [&](json& d) {
+    d["nodes"][1]["host"] = host;
+    d["links"][0]["b"] = host;
+    d["flagged_hosts"] = json::array({host});
+  });
+  const ProcessResult r =
+      run(hvdrun({"report", dir.file("pf.json"), "-o", dir.file("plots"), "--format", "svg"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out == dir.file("plots/pf-preflight.svg") + "\n");
+  CHECK_FALSE(std::filesystem::exists(marker));
+  const std::string svg = read_text(dir.file("plots/pf-preflight.svg"));
+  // Drawn literally in the title and in the tic labels of the two node and the two link panels
+  // (gnuplot fails on %d in a tic label, and draws %s as the tic's value, unless % is doubled).
+  size_t drawn = 0;
+  for (size_t at = svg.find(shown); at != std::string::npos; at = svg.find(shown, at + 1)) ++drawn;
+  CHECK(drawn == 5);
 }
 
 TEST_CASE("report: no gnuplot is a launch error that says what to install") {
@@ -147,8 +195,8 @@ TEST_CASE("predict: a 1-rank run and an hvd-bench link give one row per rank cou
   CHECK(p.at("rows").at(2).at("samples_per_sec").get<double>() >
         p.at("rows").at(1).at("samples_per_sec").get<double>());
   if (std::filesystem::exists("/usr/bin/gnuplot")) {  // hvdrun report draws it
-    const ProcessResult drawn = run(hvdrun({"report", dir.file("p.json"), "-o", dir.file("plots"),
-                                            "--format", "svg"}));
+    const ProcessResult drawn =
+        run(hvdrun({"report", dir.file("p.json"), "-o", dir.file("plots"), "--format", "svg"}));
     REQUIRE_MESSAGE(drawn.exit_code == 0, drawn.err);
     CHECK(std::filesystem::file_size(dir.file("plots/p-predicted.svg")) > 0);
   }

@@ -20,6 +20,8 @@ EXPECTED = {
     "bench-fixture-allreduce": {"hvd", "mpi", "gloo"},
     "bench-fixture-broadcast": {"hvd", "mpi"},  # gloo did not run broadcast in the fixture
     "train-scaling": {"images/sec", "scaling efficiency"},
+    # A preflight verdict: node2 and its two links flagged; latency's limit is median / 0.7.
+    "preflight-fixture-preflight": {"ok", "flagged", "median", "0.7 x median", "median / 0.7"},
 }
 
 
@@ -38,7 +40,7 @@ def main() -> int:
     shutil.rmtree(out, ignore_errors=True)
     inputs = [os.path.join(data, f) for f in
               ("bench-fixture.json", "train-np1.json", "train-np2.json", "train-np4.json",
-               "train-np8.json")]
+               "train-np8.json", "preflight-fixture.json")]
     result = subprocess.run([hvdrun, "report", *inputs, "-o", out], capture_output=True,
                             text=True, timeout=120)
     sys.stdout.write(result.stdout)

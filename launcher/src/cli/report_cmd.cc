@@ -40,8 +40,8 @@ std::string picture_stem(const std::string& path) {
   return stem.empty() || stem.front() == '.' ? "bench" + stem : stem;
 }
 
-// Every plot the inputs make: one per op of each hvd-bench file (named after the file), and
-// one for all hvd-train files together.
+// Every plot the inputs make: one per op of each hvd-bench file (named after the file), one per
+// hvdrun predict or hvdrun preflight file, and one for all hvd-train files together.
 std::vector<report::Plot> plots_for(const std::vector<report::Input>& inputs) {
   std::vector<report::Plot> plots;
   std::vector<report::Input> train;
@@ -52,21 +52,24 @@ std::vector<report::Plot> plots_for(const std::vector<report::Input>& inputs) {
       continue;
     }
     const std::string stem = picture_stem(in.path);
-    if (in.tool == "hvdrun predict") {
-      if (!names.insert(stem + "-predicted").second) {
-        throw ConfigError(str_cat(in.path, ": another input already makes ", stem,
-                                  "-predicted; give the files different names"));
+    const auto claim = [&](const std::string& name) {
+      if (!names.insert(name).second) {
+        throw ConfigError(str_cat(in.path, ": another input already makes ", name,
+                                  "; give the files different names"));
       }
-      plots.push_back(report::train_plot(report::predict_table(in), stem + "-predicted"));
+      return name;
+    };
+    if (in.tool == "hvdrun predict") {
+      plots.push_back(report::train_plot(report::predict_table(in), claim(stem + "-predicted")));
+      continue;
+    }
+    if (in.tool == "hvdrun preflight") {
+      plots.push_back(
+          report::preflight_plot(report::preflight_table(in), claim(stem + "-preflight")));
       continue;
     }
     for (const report::BenchTable& t : report::bench_tables(in)) {
-      const std::string name = stem + "-" + t.op;
-      if (!names.insert(name).second) {
-        throw ConfigError(str_cat(in.path, ": another input already makes ", name,
-                                  "; give the hvd-bench files different names"));
-      }
-      plots.push_back(report::bench_plot(t, name));
+      plots.push_back(report::bench_plot(t, claim(stem + "-" + t.op)));
     }
   }
   if (!train.empty())
@@ -78,8 +81,13 @@ std::vector<report::Plot> plots_for(const std::vector<report::Input>& inputs) {
 
 CLI::App* register_report(CLI::App& app, ReportOptions& o) {
   CLI::App* cmd = app.add_subcommand(
-      "report", "Draw hvd-bench, hvd-train and hvdrun predict JSON as PNG/SVG pictures (with gnuplot)");
-  cmd->add_option("files", o.files, "hvd-bench, hvd-train or hvdrun predict JSON files")->required();
+      "report",
+      "Draw hvd-bench, hvd-train, hvdrun predict and hvdrun preflight JSON as PNG/SVG pictures "
+      "(with gnuplot); a preflight verdict becomes STEM-preflight: bars per node and link, "
+      "flagged ones red, with the median and the threshold as lines");
+  cmd->add_option("files", o.files,
+                  "hvd-bench, hvd-train, hvdrun predict or hvdrun preflight --json files")
+      ->required();
   cmd->add_option("-o,--output-dir", o.output_dir, "Folder for the pictures (.)");
   cmd->add_option("--format", o.formats, "png, svg or png,svg (png,svg)");
   cmd->add_option("--timeout", o.timeout_seconds, "Stop gnuplot after this many seconds (60)")

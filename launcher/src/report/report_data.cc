@@ -177,6 +177,53 @@ TrainRow train_row(const Input& in) {
   return row;
 }
 
+bool flag(const Input& in, const json& obj, const std::string& key, const std::string& where) {
+  const json& v = field(in, obj, key, where);
+  if (!v.is_boolean()) wrong_type(in, where, key, "true or false", v);
+  return v.get<bool>();
+}
+
+// A host name reaches gnuplot only inside single quotes (gnuplot_quote), where nothing is
+// substituted, so any printable text is drawn as written; a control character would end the
+// command, and no host name holds one.
+std::string host_name(const Input& in, const json& obj, const std::string& key,
+                      const std::string& where) {
+  const json& v = field(in, obj, key, where);
+  if (!v.is_string()) wrong_type(in, where, key, "a string", v);
+  const std::string host = v.get<std::string>();
+  const bool ok =
+      !host.empty() && host.size() <= 255 && std::none_of(host.begin(), host.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      });
+  if (!ok) {
+    throw ConfigError(str_cat(in.path, ": ", where, ".", key,
+                              " must be a host name of 1 to 255 characters without control "
+                              "characters; got ",
+                              v.dump(-1, ' ', false, json::error_handler_t::replace)));
+  }
+  return host;
+}
+
+PreflightNode preflight_node(const Input& in, const json& node, const std::string& where) {
+  PreflightNode n;
+  n.host = host_name(in, node, "host", where);
+  n.memory_gbps = number(in, node, "memory_gbps", where);
+  const double intra = number(in, node, "intra_busbw_gbps", where);
+  if (intra >= 0) n.intra_busbw_gbps = intra;  // -1: one rank on the node
+  n.flagged = flag(in, node, "flagged", where);
+  return n;
+}
+
+PreflightLink preflight_link(const Input& in, const json& link, const std::string& where) {
+  PreflightLink l;
+  l.a = host_name(in, link, "a", where);
+  l.b = host_name(in, link, "b", where);
+  l.busbw_gbps = number(in, link, "busbw_gbps", where);
+  l.latency_us = number(in, link, "latency_us", where);
+  l.flagged = flag(in, link, "flagged", where);
+  return l;
+}
+
 }  // namespace
 
 Input load_input(const std::string& path) {
@@ -185,16 +232,19 @@ Input load_input(const std::string& path) {
   Input in{path, "", json()};
   try {
     in.doc = json::parse(file);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw ConfigError(str_cat(path, ": not valid JSON (", e.what(), ")"));
   }
   const auto tool = in.doc.is_object() ? in.doc.find("tool") : in.doc.end();
   in.tool = tool != in.doc.end() && tool->is_string() ? tool->get<std::string>() : "";
-  if (in.tool != "hvd-bench" && in.tool != "hvd-train" && in.tool != "hvdrun predict") {
-    throw ConfigError(str_cat(path, ": not hvd-bench, hvd-train or hvdrun predict JSON (\"tool\" is ",
+  if (in.tool != "hvd-bench" && in.tool != "hvd-train" && in.tool != "hvdrun predict" &&
+      in.tool != "hvdrun preflight") {
+    throw ConfigError(str_cat(path,
+                              ": not hvd-bench, hvd-train, hvdrun predict or hvdrun preflight JSON "
+                              "(\"tool\" is ",
                               in.tool.empty() ? "missing" : "\"" + in.tool + "\"",
-                              "); write one with hvd-bench --json, hvd-train --json or hvdrun "
-                              "predict --json"));
+                              "); write one with hvd-bench --json, hvd-train --json, hvdrun "
+                              "predict --json or hvdrun preflight --json"));
   }
   return in;
 }
@@ -245,8 +295,10 @@ TrainTable predict_table(const Input& in) {
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::string where = str_cat("rows[", i, "]");
     const double ranks = number(in, rows[i], "ranks", where);
-    if (!(ranks >= 1 && ranks <= 1000000) || ranks != static_cast<double>(static_cast<int>(ranks))) {
-      throw ConfigError(str_cat(in.path, ": ", where, ".ranks must be a whole number from 1 to 1000000"));
+    if (!(ranks >= 1 && ranks <= 1000000) ||
+        ranks != static_cast<double>(static_cast<int>(ranks))) {
+      throw ConfigError(
+          str_cat(in.path, ": ", where, ".ranks must be a whole number from 1 to 1000000"));
     }
     TrainRow row;
     row.ranks = static_cast<int>(ranks);
@@ -261,6 +313,34 @@ TrainTable predict_table(const Input& in) {
   std::sort(t.rows.begin(), t.rows.end(),
             [](const TrainRow& a, const TrainRow& b) { return a.ranks < b.ranks; });
   t.title = "hvdrun predict: predicted scaling";
+  return t;
+}
+
+PreflightTable preflight_table(const Input& in) {
+  PreflightTable t;
+  t.threshold = number(in, in.doc, "threshold", "the top level");
+  if (!(t.threshold > 0 && t.threshold <= 1)) {
+    throw ConfigError(str_cat(in.path,
+                              ": the top level.threshold must be above 0 and at most 1, not ",
+                              format_cell(t.threshold), "; is it hvdrun preflight --json output?"));
+  }
+  const json& medians = object(in, in.doc, "medians", "the top level");
+  t.median_memory_gbps = number(in, medians, "memory_gbps", "medians");
+  t.median_intra_busbw_gbps = number(in, medians, "intra_busbw_gbps", "medians");
+  t.median_link_busbw_gbps = number(in, medians, "link_busbw_gbps", "medians");
+  t.median_link_latency_us = number(in, medians, "link_latency_us", "medians");
+  const json& nodes = array(in, in.doc, "nodes", "the top level");
+  if (nodes.empty()) {
+    throw ConfigError(str_cat(in.path, ": the top level.nodes is empty; nothing to draw"));
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    t.nodes.push_back(preflight_node(in, nodes[i], str_cat("nodes[", i, "]")));
+    if (t.nodes.back().flagged) t.flagged_hosts.push_back(t.nodes.back().host);
+  }
+  const json& links = array(in, in.doc, "links", "the top level");
+  for (size_t i = 0; i < links.size(); ++i) {
+    t.links.push_back(preflight_link(in, links[i], str_cat("links[", i, "]")));
+  }
   return t;
 }
 
@@ -281,6 +361,23 @@ std::string to_gnuplot_data(const TrainTable& t) {
   for (const TrainRow& r : t.rows) {
     out += str_cat(r.ranks, " ", format_cell(r.img_per_sec), " ", format_cell(r.img_per_sec_ci),
                    " ", format_cell(r.efficiency), "\n");
+  }
+  return out;
+}
+
+std::string to_gnuplot_data(const PreflightTable& t) {
+  std::string out = "# nodes: x flagged memory_gbps intra_busbw_gbps\n";
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    const PreflightNode& n = t.nodes[i];
+    out += str_cat(i, " ", n.flagged ? 1 : 0, " ", format_cell(n.memory_gbps), " ",
+                   format_cell(n.intra_busbw_gbps), "\n");
+  }
+  if (t.links.empty()) return out;
+  out += "\n\n# links: x flagged busbw_gbps latency_us\n";  // two blank lines: the next index
+  for (size_t i = 0; i < t.links.size(); ++i) {
+    const PreflightLink& l = t.links[i];
+    out += str_cat(i, " ", l.flagged ? 1 : 0, " ", format_cell(l.busbw_gbps), " ",
+                   format_cell(l.latency_us), "\n");
   }
   return out;
 }

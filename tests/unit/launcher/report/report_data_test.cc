@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// hvd-bench and hvd-train JSON into gnuplot's tables (tests/data/report holds the fixtures).
+// hvd-bench, hvd-train and hvdrun preflight JSON into gnuplot's tables (tests/data/report holds
+// the fixtures).
 #include "report/report_data.h"
 
 #include <doctest/doctest.h>
@@ -89,11 +90,13 @@ TEST_CASE("report_data: two train results for the same rank count are refused") 
 TEST_CASE("report_data: files are classified by their tool, bad ones name the file") {
   CHECK(report::load_input(kDir + "bench-fixture.json").tool == "hvd-bench");
   CHECK(report::load_input(kDir + "train-np2.json").tool == "hvd-train");
+  CHECK(report::load_input(kDir + "preflight-fixture.json").tool == "hvdrun preflight");
   CHECK_THROWS_WITH_AS(report::load_input(kDir + "broken.json"),
                        doctest::Contains("broken.json: not valid JSON"), hvd::ConfigError);
   CHECK_THROWS_WITH_AS(
       report::load_input(kDir + "other-tool.json"),
-      doctest::Contains("not hvd-bench, hvd-train or hvdrun predict JSON (\"tool\" is \"something-else\")"),
+      doctest::Contains("not hvd-bench, hvd-train, hvdrun predict or hvdrun preflight JSON "
+                        "(\"tool\" is \"something-else\")"),
       hvd::ConfigError);
   CHECK_THROWS_WITH_AS(report::load_input(kDir + "missing.json"),
                        doctest::Contains("missing.json: cannot open the file"), hvd::ConfigError);
@@ -205,4 +208,163 @@ TEST_CASE("report_plot: gnuplot strings are single-quoted, where gnuplot substit
   const std::string script = report::gnuplot_script({p}, {"png"});
   CHECK(script.find("set output 'b-allreduce.png'\n") != std::string::npos);
   CHECK(script.find('"') == std::string::npos);  // no double-quoted string anywhere
+}
+
+TEST_CASE(
+    "report_data: a preflight verdict gives a bar per node and link, their flags and medians") {
+  const report::PreflightTable t =
+      report::preflight_table(report::load_input(kDir + "preflight-fixture.json"));
+  CHECK(t.threshold == 0.7);
+  CHECK(t.median_memory_gbps == 40.2);
+  CHECK(t.median_intra_busbw_gbps == 8.2);
+  CHECK(t.median_link_busbw_gbps == 1.355);
+  CHECK(t.median_link_latency_us == 506);
+  REQUIRE(t.nodes.size() == 4);
+  CHECK(t.nodes[1].host == "node2");
+  CHECK(t.nodes[1].flagged);
+  CHECK(t.nodes[0].intra_busbw_gbps == 8.2);
+  CHECK_FALSE(t.nodes[3].intra_busbw_gbps.has_value());  // -1 in the file: one rank there
+  CHECK(t.flagged_hosts == std::vector<std::string>{"node2"});
+  REQUIRE(t.links.size() == 4);
+  CHECK(t.links[0].a == "node1");
+  CHECK(t.links[0].b == "node2");
+  CHECK(t.links[0].flagged);
+  CHECK_FALSE(t.links[2].flagged);
+  CHECK(t.links[1].latency_us == 1010);
+  CHECK(report::to_gnuplot_data(t) ==
+        "# nodes: x flagged memory_gbps intra_busbw_gbps\n"
+        "0 0 40.1 8.2\n1 1 39.5 7.9\n2 0 41 8.4\n3 0 40.3 ?\n"
+        "\n\n# links: x flagged busbw_gbps latency_us\n"
+        "0 1 0.31 950\n1 1 0.29 1010\n2 0 2.4 62\n3 0 2.5 60\n");
+}
+
+namespace {
+
+report::Input preflight_input() { return report::load_input(kDir + "preflight-fixture.json"); }
+
+void expect_preflight_error(const report::Input& in, const std::string& says) {
+  CAPTURE(says);
+  CHECK_THROWS_WITH_AS(report::preflight_table(in), doctest::Contains(says.c_str()),
+                       hvd::ConfigError);
+}
+
+}  // namespace
+
+TEST_CASE("report_data: a malformed preflight verdict names the file and the field") {
+  report::Input in = preflight_input();
+  in.doc.erase("nodes");
+  expect_preflight_error(in, "preflight-fixture.json: the top level has no \"nodes\"");
+  in = preflight_input();
+  in.doc["nodes"] = json::array();
+  expect_preflight_error(in, "preflight-fixture.json: the top level.nodes is empty");
+  in = preflight_input();
+  in.doc["nodes"][1]["memory_gbps"] = "fast";
+  expect_preflight_error(in, "nodes[1].memory_gbps must be a number, not string");
+  in = preflight_input();
+  in.doc["nodes"][0]["flagged"] = "no";
+  expect_preflight_error(in, "nodes[0].flagged must be true or false, not string");
+  in = preflight_input();
+  in.doc["nodes"][2]["host"] = 3;
+  expect_preflight_error(in, "nodes[2].host must be a string, not number");
+  in = preflight_input();
+  in.doc["links"][3].erase("b");
+  expect_preflight_error(in, "links[3] has no \"b\"");
+  in = preflight_input();
+  in.doc["medians"] = 1;
+  expect_preflight_error(in, "the top level.medians must be an object, not number");
+  in = preflight_input();
+  in.doc["medians"].erase("link_latency_us");
+  expect_preflight_error(in, "medians has no \"link_latency_us\"");
+  for (double threshold : {0.0, 1.5, -0.7}) {
+    CAPTURE(threshold);
+    in = preflight_input();
+    in.doc["threshold"] = threshold;
+    expect_preflight_error(in, "the top level.threshold must be above 0 and at most 1");
+  }
+  // A newline would end the gnuplot command it is quoted in; nothing else needs refusing.
+  for (const std::string& host : {std::string(""), std::string("node\nsystem('touch X')"),
+                                  std::string("a\tb"), std::string(256, 'n')}) {
+    CAPTURE(host);
+    in = preflight_input();
+    in.doc["links"][0]["a"] = host;
+    expect_preflight_error(in, "links[0].a must be a host name of 1 to 255 characters");
+  }
+}
+
+TEST_CASE(
+    "report_plot: preflight panels: bars by flag, median and threshold lines, a titled verdict") {
+  const report::Plot p = report::preflight_plot(report::preflight_table(preflight_input()), "pf");
+  CHECK(p.data_file == "pf.dat");
+  CHECK(p.commands.find("set multiplot layout 2,2 title 'hvdrun preflight, threshold 0.7 x "
+                        "median: flagged node2 and 2 links'") != std::string::npos);
+  CHECK(p.commands.find("set xtics rotate by -30 ('node1' 0, 'node2' 1, 'node3' 2, 'node4' 3)") !=
+        std::string::npos);
+  CHECK(p.commands.find("set xtics rotate by -30 ('node1 <-> node2' 0, 'node2 <-> node3' 1, "
+                        "'node3 <-> node4' 2, 'node4 <-> node1' 3)") != std::string::npos);
+  // Memory bars: ok ones blue, node2 red; the median and 0.7 x median as lines.
+  CHECK(
+      p.commands.find("'pf.dat' index 0 using 1:($2 > 0 ? 1/0 : $3) with boxes lc rgb '#4682b4' "
+                      "title 'ok', 'pf.dat' index 0 using 1:($2 > 0 ? $3 : 1/0) with boxes lc rgb "
+                      "'#d62728' title 'flagged', 40.2 with lines lw 2 lc rgb 'black' title "
+                      "'median', 28.14 with lines lw 2 dt 2 lc rgb '#d62728' title "
+                      "'0.7 x median'") != std::string::npos);
+  CHECK(p.commands.find("index 0 using 1:($2 > 0 ? $4 : 1/0)") != std::string::npos);  // intra
+  CHECK(p.commands.find("index 1 using 1:($2 > 0 ? $3 : 1/0)") != std::string::npos);  // link busbw
+  CHECK(p.commands.find("722.857 with lines lw 2 dt 2 lc rgb '#d62728' title 'median / 0.7'") !=
+        std::string::npos);  // latency is flagged above median / threshold
+  CHECK(p.commands.find("unset multiplot") != std::string::npos);
+  CHECK(report::gnuplot_script({p}, {"png"}).find("set terminal pngcairo size 1400,1020") !=
+        std::string::npos);
+}
+
+TEST_CASE("report_plot: a preflight host name reaches gnuplot only as a quoted literal") {
+  report::Input in = preflight_input();
+  const std::string attack = "n'2`touch X` @m $1 %s\" ; system(\"touch X\")";
+  in.doc["nodes"][1]["host"] = attack;
+  in.doc["links"][0]["b"] = attack;
+  in.doc["nodes"][0]["intra_busbw_gbps"] = -1;  // one node without: that panel stays
+  const report::Plot p = report::preflight_plot(report::preflight_table(in), "pf");
+  // In the title: single-quoted, ' doubled. In tic labels (a format too): % doubled as well.
+  CHECK(p.commands.find("median: flagged n''2`touch X` @m $1 %s\" ; system(\"touch X\") and 2 "
+                        "links'") != std::string::npos);
+  CHECK(p.commands.find("'n''2`touch X` @m $1 %%s\" ; system(\"touch X\")' 1") !=
+        std::string::npos);
+  CHECK(p.commands.find("'node1 <-> n''2`touch X` @m $1 %%s\" ; system(\"touch X\")' 0") !=
+        std::string::npos);
+  CHECK(p.data.find("touch") == std::string::npos);  // the data file holds numbers only
+  CHECK(p.commands.find("set multiplot layout 2,2") != std::string::npos);
+}
+
+TEST_CASE("report_plot: one node and no links is one panel; nothing flagged says so") {
+  report::Input in = preflight_input();
+  in.doc["nodes"] = json::array({in.doc["nodes"][3]});  // node4: one rank, no intra figure
+  in.doc["links"] = json::array();
+  const report::PreflightTable t = report::preflight_table(in);
+  CHECK(report::to_gnuplot_data(t).find("links") == std::string::npos);
+  const report::Plot p = report::preflight_plot(t, "pf");
+  CHECK(p.commands.find("set multiplot layout 1,1 title 'hvdrun preflight, threshold 0.7 x "
+                        "median: nothing flagged'") != std::string::npos);
+  CHECK(p.commands.find("index 1") == std::string::npos);
+  CHECK(p.commands.find("$4") == std::string::npos);
+  CHECK(p.commands.find("title 'flagged'") == std::string::npos);
+}
+
+TEST_CASE("report_plot: a link between long host names is labelled with their first parts") {
+  report::Input in = preflight_input();
+  in.doc["links"][0]["a"] = "gpu017.rack3.cluster.example.org";
+  in.doc["links"][0]["b"] = "gpu018.rack3.cluster.example.org";
+  in.doc["links"][1]["a"] = "2001:db8::17";  // an address is kept whole
+  in.doc["links"][1]["b"] = "gpu018.rack3.dc1.cluster.example.org";
+  in.doc["links"][2]["a"] = "n3.example.org";  // short enough: kept whole
+  const report::Plot p = report::preflight_plot(report::preflight_table(in), "pf");
+  CHECK(p.commands.find("('gpu017 <-> gpu018' 0, '2001:db8::17 <-> gpu018' 1, "
+                        "'n3.example.org <-> node4' 2, 'node4 <-> node1' 3)") != std::string::npos);
+}
+
+// Found by report_json_fuzz: a number too large for a double escaped as json::out_of_range, which
+// hvdrun reports as an internal error (exit 70).
+TEST_CASE("report_data: a number too large for a double is invalid JSON naming the file") {
+  CHECK_THROWS_WITH_AS(report::load_input(kDir + "number-overflow.json"),
+                       doctest::Contains("number-overflow.json: not valid JSON"),
+                       hvd::ConfigError);
 }
