@@ -24,6 +24,7 @@
 #include "preflight/collective_timing.h"
 #include "preflight/gpu_probe.h"
 #include "preflight/memory_bandwidth.h"
+#include "preflight/node_gpus.h"
 #include "preflight/node_layout.h"
 #include "preflight/report_json.h"
 
@@ -56,6 +57,7 @@ ProbeRecord probe_this_rank(const Options& o) {
   copy_text(r.host, sizeof(r.host), host);
   const GpuProbe gpus = probe_gpus();
   r.visible_gpus = gpus.count;
+  r.node_gpus = count_node_gpus();
   copy_text(r.gpu_model, sizeof(r.gpu_model), gpus.model);
   copy_text(r.gpu_id, sizeof(r.gpu_id), gpus.id);
   r.rank = rank();

@@ -15,6 +15,7 @@ struct ProbeRecord {
   char gpu_id[32] = {};          // the first visible GPU: PCI bus id ("" for none), see gpu_probe.h
   int32_t rank = 0;
   int32_t visible_gpus = 0;      // from the CUDA runtime when built with it, else the env
+  int32_t node_gpus = -1;        // the node's, as the NVIDIA driver lists them; -1: no driver
   uint32_t nics_present = 0;     // bit i: the profile's NIC i exists in /sys/class/net
   int32_t nic_count = 0;
   double clock_offset_ms = 0;    // this rank's wall clock minus rank 0's

@@ -31,11 +31,13 @@ nlohmann::json node_json(const Measurements& m, size_t index) {
   const Node& node = m.nodes[index];
   double memory = 0;
   int gpus = 0;
+  int node_gpus = -1;  // the driver's count; the same for every rank of the node
   nlohmann::json gpu_ids = nlohmann::json::array();  // per rank, in "ranks" order
   for (int r : node.ranks) {
     memory += m.ranks[r].memory_gbps;
     gpus += m.ranks[r].visible_gpus;
     gpu_ids.push_back(std::string(m.ranks[r].gpu_id));
+    node_gpus = std::max(node_gpus, m.ranks[r].node_gpus);
   }
   const ProbeRecord& leader = m.ranks[node.ranks.front()];
   nlohmann::json j = {{"host", node.host},
@@ -43,6 +45,7 @@ nlohmann::json node_json(const Measurements& m, size_t index) {
                       {"gpus", gpus},
                       {"gpu_model", std::string(leader.gpu_model)},
                       {"gpu_ids", gpu_ids},
+                      {"node_gpus", node_gpus},
                       {"clock_offset_ms", leader.clock_offset_ms},
                       {"clock_rtt_ms", leader.clock_rtt_ms},
                       {"memory_gbps", memory},

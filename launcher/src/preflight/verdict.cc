@@ -30,6 +30,7 @@ NodeVerdict node_of(const nlohmann::json& n) {
   v.rank_ids = n.at("ranks").get<std::vector<int>>();
   v.ranks = static_cast<int>(v.rank_ids.size());
   v.gpu_ids = n.value("gpu_ids", std::vector<std::string>());
+  v.node_gpus = n.value("node_gpus", -1);
   v.gpus = n.at("gpus").get<int>();
   v.gpu_model = n.value("gpu_model", "");
   v.missing_nics = n.at("missing_nics").get<std::vector<std::string>>();
@@ -83,6 +84,10 @@ void judge_node(NodeVerdict& n, const Verdict& v, const NodeExpectation& expecte
     n.reasons.push_back(str_cat("GPU model '", n.gpu_model, "', profile: '", expected.gpu_model, "'"));
   }
   judge_gpu_sharing(n);
+  if (expected_gpus > 0 && n.node_gpus > 0 && n.node_gpus != expected_gpus) {
+    n.reasons.push_back(str_cat(n.node_gpus, " GPUs on the node (NVIDIA driver), profile: ",
+                                expected_gpus));
+  }
   if (expected_gpus > 0 && n.gpus == 0) {
     // The probe's model text carries the CUDA runtime's error when it had one.
     const bool said_why = !n.gpu_model.empty() && n.gpu_model != "no CUDA";
@@ -175,6 +180,7 @@ nlohmann::json to_json(const Verdict& v) {
   for (const NodeVerdict& n : v.nodes) {
     j["nodes"].push_back({{"host", n.host}, {"ranks", n.ranks}, {"gpus", n.gpus},
                           {"gpu_model", n.gpu_model}, {"gpu_ids", n.gpu_ids},
+                          {"node_gpus", n.node_gpus},
                           {"missing_nics", n.missing_nics},
                           {"clock_offset_ms", n.clock_offset_ms}, {"clock_rtt_ms", n.clock_rtt_ms},
                           {"memory_gbps", n.memory_gbps},

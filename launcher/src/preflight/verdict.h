@@ -9,7 +9,8 @@
 //    below threshold x median;
 //  - link latency: above median / threshold;
 //  - a node is flagged when a NIC the profile names is missing on it, when the profile says it
-//    has GPUs and none is visible, when its GPU is not the profile's model (the profile's
+//    has GPUs and none is visible, when the NVIDIA driver lists another number of GPUs on it
+//    than the profile's node.gpus (one fell off the bus; not judged without the driver), when its GPU is not the profile's model (the profile's
 //    gpu_model is not part of the name CUDA gives, case aside), when two of its ranks are bound to
 //    one GPU (the same PCI bus id; without CUDA, the same CUDA_VISIBLE_DEVICES entry), when its clock is off by more than kClockSkewLimitMs beyond
 //    what the measurement can tell, or when it has two or more links and all are flagged (with a
@@ -35,6 +36,7 @@ struct NodeVerdict {
   int gpus = 0;
   std::string gpu_model;
   std::vector<std::string> gpu_ids;  // per rank, as rank_ids; "" where it sees no GPU
+  int node_gpus = -1;              // the node's, from the NVIDIA driver; -1: unknown
   std::vector<std::string> missing_nics;
   double clock_offset_ms = 0;
   double clock_rtt_ms = 0;

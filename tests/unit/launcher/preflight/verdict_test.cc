@@ -161,3 +161,24 @@ TEST_CASE("judge: two ranks of a node bound to one GPU flag it, naming the ranks
   // The verdict's JSON keeps each rank's GPU for the report.
   CHECK(preflight::to_json(v)["nodes"][0]["gpu_ids"].size() == 3);
 }
+
+TEST_CASE("judge: the NVIDIA driver's GPU count against the profile's; unknown is not judged") {
+  json lost = node("g1", 10);
+  lost["gpus"] = 3;
+  lost["gpu_model"] = "NVIDIA A100-SXM4-40GB";
+  lost["node_gpus"] = 3;  // one of four fell off the bus
+  json whole = lost;
+  whole["host"] = "g2";
+  whole["node_gpus"] = 4;
+  json no_driver_info = lost;  // an older report, or no /proc/driver/nvidia
+  no_driver_info["host"] = "g3";
+  no_driver_info.erase("node_gpus");
+  const auto v = preflight::judge(report({lost, whole, no_driver_info}, json::array()), 0.7, {4, ""});
+  REQUIRE(v.nodes[0].reasons.size() == 1);
+  CHECK(v.nodes[0].reasons[0] == "3 GPUs on the node (NVIDIA driver), profile: 4");
+  CHECK(v.nodes[1].reasons.empty());
+  CHECK(v.nodes[2].reasons.empty());
+  CHECK(v.flagged_hosts == std::vector<std::string>{"g1"});
+  // A profile without GPUs judges no count.
+  CHECK_FALSE(preflight::judge(report({lost}, json::array()), 0.7, {}).anything_flagged());
+}
