@@ -242,9 +242,11 @@ std::string render_batch_script(const BatchRequest& r, const profile::SiteProfil
                                           : mstch::data::type::bool_false);
   data.set("launch", shell_join(r.launch));
   // The job id is known only in the job: the one unquoted part, a variable Slurm always sets.
-  data.set("preflight", r.preflight.empty() ? std::string()
-                                            : shell_join(r.preflight) +
-                                                  " --json \"hvdrun-preflight-${SLURM_JOB_ID}.json\"");
+  const std::string preflight =
+      r.preflight.empty()
+          ? std::string()
+          : shell_join(r.preflight) + " --json \"hvdrun-preflight-${SLURM_JOB_ID}.json\"";
+  data.set("preflight", preflight);
   data.set("has_preflight",
            r.preflight.empty() ? mstch::data::type::bool_false : mstch::data::type::bool_true);
   mstch::data explain{mstch::data::type::list};
@@ -254,6 +256,11 @@ std::string render_batch_script(const BatchRequest& r, const profile::SiteProfil
   const std::string text = tmpl.render(data);
   if (!tmpl.is_valid()) {
     throw ConfigError(str_cat(template_name, ": template error: ", tmpl.error_message()));
+  }
+  // A template of the user's own that leaves it out would drop the check without a word.
+  if (!preflight.empty() && text.find(preflight) == std::string::npos) {
+    throw ConfigError(str_cat(template_name, ": --preflight needs {{preflight}} in the template, "
+                              "before the launch line (see the default template)"));
   }
   return squeeze_blank_lines(text);
 }

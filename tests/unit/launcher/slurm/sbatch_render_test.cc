@@ -245,4 +245,9 @@ TEST_CASE("sbatch_render: --preflight runs hvdrun preflight --strict before the 
   // Before the program, under set -e, so that a flagged node stops the job there.
   CHECK(at < script.find("exec /opt/bin/hvdrun --profile"));
   CHECK(script.find("set -euo pipefail") < at);
+  // A template of one's own without {{preflight}} is refused, not rendered without the check.
+  CHECK_THROWS_WITH_AS(slurm::render_batch_script(r, site(), "#!/bin/bash\nexec {{launch}}\n", "mine.mustache"),
+                       "mine.mustache: --preflight needs {{preflight}} in the template, before the "
+                       "launch line (see the default template)",
+                       hvd::ConfigError);
 }
