@@ -22,10 +22,11 @@ profile=$PWD/tests/data/site-profiles/hvdtest-own-network.yaml
 work=$(realpath -m "$build/bench-predict-slurm")
 cluster=$work/cluster
 mkdir -p "$work"
-trap 'bash tests/slurm/cluster.sh stop "$cluster" >/dev/null 2>&1 || true' EXIT
-bash tests/slurm/cluster.sh start "$cluster" --nodes 2 --own-network
-for n in node1 node2; do bash tests/slurm/cluster.sh shape "$cluster" "$n" "$rate"; done
-eval "$(bash tests/slurm/cluster.sh env "$cluster")"
+cluster_sh=$PWD/tests/slurm/cluster.sh  # absolute: the trap runs after the cd below
+trap 'bash "$cluster_sh" stop "$cluster" >/dev/null 2>&1 || true' EXIT
+bash "$cluster_sh" start "$cluster" --nodes 2 --own-network
+for n in node1 node2; do bash "$cluster_sh" shape "$cluster" "$n" "$rate"; done
+eval "$(bash "$cluster_sh" env "$cluster")"
 cd "$work"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
