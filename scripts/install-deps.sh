@@ -11,6 +11,7 @@ packages=(
   libhwloc-dev hwloc                                # CPU/NUMA binding
   libopenmpi-dev openmpi-bin libpmix-dev            # MPI and PMIx (controllers, tests, benchmark)
   slurm-wlm                                         # srun/sbatch, and the private test cluster
+  iproute2                                          # ip and tc: the test cluster's own network
   libkainjow-mustache-dev                           # sbatch script templates
   doctest-dev                                       # unit tests
   clang libfuzzer-14-dev                            # fuzz targets (fuzz/, scripts/fuzz.sh)

@@ -30,10 +30,16 @@ std::string read_template(const std::string& path) {
   return text.str();
 }
 
+// This hvdrun's own path: the job runs the same build.
+std::string this_hvdrun() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
+
+// The profile as the job's hvdrun is to find it: the file this script came from, else its name.
+std::string profile_arg(const profile::SiteProfile& p) { return p.source.empty() ? p.name : p.source; }
+
 // The line that runs hvdrun inside the job, with the same profile file this script came from.
 std::vector<std::string> launch_line(const SbatchOptions& o, const profile::SiteProfile& p) {
-  std::vector<std::string> line = {std::filesystem::read_symlink("/proc/self/exe").string()};
-  line.insert(line.end(), {"--profile", p.source.empty() ? p.name : p.source});
+  std::vector<std::string> line = {this_hvdrun()};
+  line.insert(line.end(), {"--profile", profile_arg(p)});
   line.insert(line.end(), o.hvdrun_args.begin(), o.hvdrun_args.end());
   line.push_back("--");
   line.insert(line.end(), p.container.begin(), p.container.end());  // one argument each
@@ -58,7 +64,7 @@ config::RunOptions job_run_options(const SbatchOptions& o, const profile::SitePr
     throw UsageError(str_cat("--hvdrun-arg: ", e.what(), "; see hvdrun --help for hvdrun's options"));
   }
   // As launch_line() passes them.
-  opts.profile = p.source.empty() ? p.name : p.source;
+  opts.profile = profile_arg(p);
   opts.command = p.container;
   opts.command.insert(opts.command.end(), o.command.begin(), o.command.end());
   return opts;
@@ -66,8 +72,7 @@ config::RunOptions job_run_options(const SbatchOptions& o, const profile::SitePr
 
 // `hvdrun preflight --strict` in the job, with the job's profile, before the program.
 std::vector<std::string> preflight_line(const profile::SiteProfile& p) {
-  return {std::filesystem::read_symlink("/proc/self/exe").string(), "preflight", "--strict",
-          "--profile", p.source.empty() ? p.name : p.source};
+  return {this_hvdrun(), "preflight", "--strict", "--profile", profile_arg(p)};
 }
 
 // With --requeue-on-signal and no --signal-lead: enough for the default checkpoint grace (60 s),

@@ -93,12 +93,10 @@ LinkFit fit_link(const nlohmann::json& bench, const std::string& path, double sm
   }
   fit.link = {latency, 1e-3 / per_byte};
   fit.rows = static_cast<int>(rows.size());
-  fit.min_bytes = rows.front().bytes;
-  fit.max_bytes = rows.back().bytes;
-  for (const Row& r : rows) {
-    fit.min_bytes = std::min(fit.min_bytes, r.bytes);
-    fit.max_bytes = std::max(fit.max_bytes, r.bytes);
-  }
+  const auto [smallest, largest] = std::minmax_element(
+      rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.bytes < b.bytes; });
+  fit.min_bytes = smallest->bytes;
+  fit.max_bytes = largest->bytes;
   for (const Row& r : rows) {
     const double model = allreduce_us(r.bytes, fit.ranks, fit.link, small_bytes);
     fit.worst_error = std::max(fit.worst_error, std::abs(model - r.time_us) / r.time_us);

@@ -28,7 +28,6 @@ NodeVerdict node_of(const nlohmann::json& n) {
   NodeVerdict v;
   v.host = n.at("host").get<std::string>();
   v.rank_ids = n.at("ranks").get<std::vector<int>>();
-  v.ranks = static_cast<int>(v.rank_ids.size());
   v.gpu_ids = n.value("gpu_ids", std::vector<std::string>());
   v.node_gpus = n.value("node_gpus", -1);
   v.gpus = n.at("gpus").get<int>();
@@ -77,21 +76,20 @@ void judge_gpu_sharing(NodeVerdict& n) {
 
 void judge_node(NodeVerdict& n, const Verdict& v, const NodeExpectation& expected) {
   const double t = v.threshold;
-  const int expected_gpus = expected.gpus;
   for (const std::string& nic : n.missing_nics) n.reasons.push_back("NIC " + nic + " missing");
   if (n.gpus > 0 && !expected.gpu_model.empty() &&
       lower(n.gpu_model).find(lower(expected.gpu_model)) == std::string::npos) {
     n.reasons.push_back(str_cat("GPU model '", n.gpu_model, "', profile: '", expected.gpu_model, "'"));
   }
   judge_gpu_sharing(n);
-  if (expected_gpus > 0 && n.node_gpus > 0 && n.node_gpus != expected_gpus) {
+  if (expected.gpus > 0 && n.node_gpus > 0 && n.node_gpus != expected.gpus) {
     n.reasons.push_back(str_cat(n.node_gpus, " GPUs on the node (NVIDIA driver), profile: ",
-                                expected_gpus));
+                                expected.gpus));
   }
-  if (expected_gpus > 0 && n.gpus == 0) {
+  if (expected.gpus > 0 && n.gpus == 0) {
     // The probe's model text carries the CUDA runtime's error when it had one.
     const bool said_why = !n.gpu_model.empty() && n.gpu_model != "no CUDA";
-    n.reasons.push_back(str_cat("no GPU visible (profile: ", expected_gpus, " per node",
+    n.reasons.push_back(str_cat("no GPU visible (profile: ", expected.gpus, " per node",
                                 said_why ? "; " + n.gpu_model : std::string(), ")"));
   }
   if (std::abs(n.clock_offset_ms) - n.clock_rtt_ms / 2 > kClockSkewLimitMs) {
@@ -178,7 +176,7 @@ nlohmann::json to_json(const Verdict& v) {
                       {"flagged_hosts", v.flagged_hosts}};
   j["nodes"] = nlohmann::json::array();
   for (const NodeVerdict& n : v.nodes) {
-    j["nodes"].push_back({{"host", n.host}, {"ranks", n.ranks}, {"gpus", n.gpus},
+    j["nodes"].push_back({{"host", n.host}, {"ranks", n.rank_ids.size()}, {"gpus", n.gpus},
                           {"gpu_model", n.gpu_model}, {"gpu_ids", n.gpu_ids},
                           {"node_gpus", n.node_gpus},
                           {"missing_nics", n.missing_nics},

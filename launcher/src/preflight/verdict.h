@@ -31,7 +31,6 @@ inline constexpr double kClockSkewLimitMs = 50;
 
 struct NodeVerdict {
   std::string host;
-  int ranks = 0;
   std::vector<int> rank_ids;       // the node's ranks
   int gpus = 0;
   std::string gpu_model;

@@ -41,7 +41,7 @@ void print_nodes(std::ostream& out, const Verdict& v) {
       << line(kNodeRow, "HOST", "RANKS", "GPUS", "CLOCK ms", "MEMORY GB/s", "INTRA GB/s",
               "VERDICT");
   for (const NodeVerdict& n : v.nodes) {
-    out << line(kNodeRow, n.host, std::to_string(n.ranks), std::to_string(n.gpus),
+    out << line(kNodeRow, n.host, std::to_string(n.rank_ids.size()), std::to_string(n.gpus),
                 signed_cell("%+.2f", n.clock_offset_ms), cell("%.2f", n.memory_gbps),
                 cell("%.3f", n.intra_busbw_gbps),
                 n.reasons.empty() ? "ok" : "FLAGGED: " + joined(n.reasons, "; "));
