@@ -147,6 +147,28 @@ TEST_CASE("hvdrun sbatch --explain: LUMI's CPU masks and GPU per local rank, not
   CHECK(r.out.find("ROCR_VISIBLE_DEVICES=8") == std::string::npos);  // one node's ranks only
 }
 
+TEST_CASE("hvdrun sbatch --explain needs no time or account; the script does, and says where help is") {
+  // The step it shows does not depend on them, so a user can look before choosing them.
+  const ProcessResult shown =
+      run(hvdrun({"sbatch", "--profile", "lumi", "-N", "2", "--explain", "--", "python3", "t.py"}));
+  REQUIRE_MESSAGE(shown.exit_code == 0, shown.err);
+  CHECK(shown.out.find("16 ranks on 2 nodes") != std::string::npos);
+  const ProcessResult no_time = run(hvdrun({"sbatch", "--profile", "neuron", "--", "/bin/true"}));
+  CHECK(no_time.exit_code == 2);
+  CHECK_MESSAGE(only_line(no_time.err).find("-t/--time is required") != std::string::npos,
+                no_time.err);
+  const ProcessResult bad_flag =
+      run(hvdrun({"sbatch", "--profile", "neuron", "--nosuch", "-t", "10", "--", "/bin/true"}));
+  CHECK(bad_flag.exit_code == 2);
+  CHECK_MESSAGE(only_line(bad_flag.err).find("see hvdrun sbatch --help") != std::string::npos,
+                bad_flag.err);
+  // Still checked with --explain: what shapes the step.
+  const ProcessResult too_many = run(hvdrun({"sbatch", "--profile", "alvis", "--gpus-per-node",
+                                             "8", "--explain", "--", "/bin/true"}));
+  CHECK(too_many.exit_code == 2);
+  CHECK(only_line(too_many.err).find("alvis nodes have 4 GPU(s)") != std::string::npos);
+}
+
 TEST_CASE("hvdrun sbatch: the script shows the srun line and each rank's GPU in comments") {
   const ProcessResult r = run(hvdrun({"sbatch", "--profile", "perlmutter", "-A", "m1", "-t",
                                       "01:00:00", "--", "python3", "train.py"}));

@@ -115,20 +115,22 @@ std::set<std::string> options_taking_value(const CLI::App& app) {
   return names;
 }
 
-std::vector<std::string> take_command(const std::vector<std::string>& remaining) {
+std::vector<std::string> take_command(const std::vector<std::string>& remaining,
+                                      const std::string& command_name) {
   if (remaining.empty()) return {};
   if (remaining.front() == "--") return {remaining.begin() + 1, remaining.end()};
   const std::string& first = remaining.front();
   if (first.size() > 1 && first[0] == '-') {
     throw UsageError(
-        str_cat("unknown option '", first, "'; see hvdrun --help (put the program after --)"));
+        str_cat("unknown option '", first, "'; see ", command_name,
+                " --help (put the program after --)"));
   }
   return remaining;
 }
 
 std::vector<std::string> take_command(const CLI::App& sub, const CLI::App& app) {
   if (!sub.parsed()) return {};
-  std::vector<std::string> command = take_command(sub.remaining());
+  std::vector<std::string> command = take_command(sub.remaining(), "hvdrun " + sub.get_name());
   return command.empty() ? app.remaining() : command;
 }
 

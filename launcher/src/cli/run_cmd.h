@@ -21,7 +21,8 @@ std::set<std::string> options_taking_value(const CLI::App& app);
 
 /// The program and its arguments from what CLI11 left unparsed. Throws UsageError for an
 /// unknown option in hvdrun's part of the line (before the program).
-std::vector<std::string> take_command(const std::vector<std::string>& remaining);
+std::vector<std::string> take_command(const std::vector<std::string>& remaining,
+                                      const std::string& command_name = "hvdrun");
 
 /// The program given to subcommand `sub`. CLI11 hands what follows a "--" after a
 /// subcommand's options to the parent app, so both are looked at.

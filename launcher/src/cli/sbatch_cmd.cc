@@ -107,7 +107,8 @@ CLI::App* register_sbatch(CLI::App& app, SbatchOptions& o) {
   slurm::BatchRequest& r = o.request;
   cmd->add_option("--profile", o.profile, "Site profile name or path (default: detected)");
   cmd->add_option("-N,--nodes", r.nodes, "Number of nodes (1)");
-  cmd->add_option("-t,--time", r.time, "Time limit, e.g. 02:00:00 or 1-12:00:00")->required();
+  cmd->add_option("-t,--time", r.time,
+                  "Time limit, e.g. 02:00:00 or 1-12:00:00 (required, except with --explain)");
   cmd->add_option("-A,--account", r.account, "Account (project) to charge");
   cmd->add_option("-p,--partition", r.partition, "Partition (default: the profile's)");
   cmd->add_option("-q,--qos", r.qos, "QOS (default: the profile's)");
@@ -156,7 +157,11 @@ int run_sbatch(const SbatchOptions& o, const EnvMap& env) {
   }
   request.launch = launch_line(options, p);
   if (o.preflight) request.preflight = preflight_line(p);
-  slurm::check_batch_request(request, p);
+  if (o.explain) {
+    slurm::check_batch_shape(request, p);
+  } else {
+    slurm::check_batch_request(request, p);
+  }
   profile::GuardContext guard{request.extra_directives, env};
   for (const profile::EnvVar& v : p.env) guard.rank_env.emplace(v.name, v.value);
   profile::check_guards(p, guard);

@@ -39,7 +39,7 @@ void check_limits(const BatchRequest& r, const profile::SiteProfile& p) {
   const profile::Partition* part = find_partition(p, partition);
   const std::string limit = part != nullptr && !part->max_walltime.empty() ? part->max_walltime
                                                                            : p.max_walltime;
-  if (!limit.empty() && parse_time_limit(r.time) > parse_time_limit(limit)) {
+  if (!limit.empty() && !r.time.empty() && parse_time_limit(r.time) > parse_time_limit(limit)) {
     throw UsageError(str_cat("-t ", r.time, " is over the ", limit, " limit of ",
                              part != nullptr ? "partition " + partition : "profile " + p.name,
                              "; ask for less time"));
@@ -151,17 +151,22 @@ int batch_tasks_per_node(const BatchRequest& r, const profile::SiteProfile& p) {
 
 void check_batch_request(const BatchRequest& r, const profile::SiteProfile& p) {
   if (r.time.empty()) throw UsageError("-t/--time is required, e.g. -t 02:00:00");
-  check_request_text(r);
-  if (r.nodes < 1) throw UsageError(str_cat("-N: must be at least 1, got ", r.nodes));
   if (p.account_required && r.account.empty()) {
     throw UsageError(str_cat("profile ", p.name, " requires an account: pass -A/--account PROJECT"));
   }
+  check_batch_shape(r, p);
+}
+
+void check_batch_shape(const BatchRequest& r, const profile::SiteProfile& p) {
+  check_request_text(r);
+  if (r.nodes < 1) throw UsageError(str_cat("-N: must be at least 1, got ", r.nodes));
   const int gpus = batch_gpus_per_node(r, p);
   if (r.gpus_per_node > p.gpus_per_node) {
     throw UsageError(str_cat("--gpus-per-node ", gpus, ": ", p.name, " nodes have ",
                              p.gpus_per_node, " GPU(s)"));
   }
-  parse_time_limit(r.time);  // a malformed time is an error even without a known limit
+  // A malformed time is an error even without a known limit (--explain may leave it out).
+  if (!r.time.empty()) parse_time_limit(r.time);
   check_limits(r, p);
 }
 

@@ -43,6 +43,10 @@ int batch_tasks_per_node(const BatchRequest& request, const profile::SiteProfile
 /// more GPUs per node than its nodes have, a time or node count over the partition's limit.
 void check_batch_request(const BatchRequest& request, const profile::SiteProfile& profile);
 
+/// The same without what only the script needs (the time and a required account): what
+/// `hvdrun sbatch --explain` checks, since the step it shows does not depend on them.
+void check_batch_shape(const BatchRequest& request, const profile::SiteProfile& profile);
+
 /// The #SBATCH flags, in the order they appear in the script, each with its reason (may be empty).
 std::vector<std::pair<std::string, std::string>> batch_directives(
     const BatchRequest& request, const profile::SiteProfile& profile);
