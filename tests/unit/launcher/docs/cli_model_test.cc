@@ -63,6 +63,13 @@ TEST_CASE("man page and bash completion: escaped for roff, every command present
   CHECK(page.find(".TH HVDRUN 1 \"\" \"hvdrun 1.2.3\"") != std::string::npos);
   CHECK(page.find("\\fB\\-\\-cycle\\-time\\-ms\\fR \\fI") != std::string::npos);  // a value
   CHECK(page.find(".SS hvdrun profiles validate") != std::string::npos);
+  // The synopsis is the usage without --help's label; the description says more than NAME.
+  CHECK(page.find(".SH SYNOPSIS\n.nf\nhvdrun \\-np N [options] \\-\\- PROGRAM") != std::string::npos);
+  CHECK(page.find("Usage:") == std::string::npos);
+  const size_t description = page.find(".SH DESCRIPTION\n");
+  REQUIRE(description != std::string::npos);
+  CHECK(page.find("run a program", description) == std::string::npos);
+  CHECK(page.find("srun step whose tasks are the ranks", description) != std::string::npos);
   // No line of text may start a roff request by accident.
   CHECK(page.find("\n'") == std::string::npos);
   const std::string completion = docs::render_bash_completion(root);
