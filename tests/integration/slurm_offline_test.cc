@@ -102,6 +102,27 @@ TEST_CASE("hvdrun sbatch --requeue-on-signal: default lead, requeue, and hvdrun'
   CHECK(twice.out.find("--requeue-on-signal --requeue-on-signal") == std::string::npos);
 }
 
+TEST_CASE("hvdrun sbatch --requeue-on-signal: a checkpoint grace from the job's --config-file counts") {
+  TempDir dir;
+  write_text(dir.file("hvdrun.yaml"), "launcher:\n  checkpoint_grace_seconds: 150\n");
+  const std::string config = "--hvdrun-arg=--config-file=" + dir.file("hvdrun.yaml");
+  const ProcessResult r = run(hvdrun({"sbatch", "--profile", "neuron", "-t", "10",
+                                      "--requeue-on-signal", config, "--", "a.out"}));
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(only_line(r.err).find("checkpoint grace of 150 s") != std::string::npos, r.err);
+  // A longer lead fits; a broken config file fails at submit time, naming the file.
+  const ProcessResult fits = run(hvdrun({"sbatch", "--profile", "neuron", "-t", "10",
+                                         "--requeue-on-signal", "--signal-lead", "200", config,
+                                         "--", "a.out"}));
+  CHECK_MESSAGE(fits.exit_code == 0, fits.err);
+  write_text(dir.file("hvdrun.yaml"), "launcher:\n  checkpoint_grace_secs: 1\n");
+  const ProcessResult broken = run(hvdrun({"sbatch", "--profile", "neuron", "-t", "10",
+                                           "--requeue-on-signal", config, "--", "a.out"}));
+  CHECK(broken.exit_code == 3);
+  CHECK_MESSAGE(only_line(broken.err).find(dir.file("hvdrun.yaml")) != std::string::npos,
+                broken.err);
+}
+
 TEST_CASE("hvdrun sbatch -o writes the script and nothing else") {
   TempDir dir;
   const ProcessResult r = run(hvdrun({"sbatch", "--profile", "neuron", "-N", "2", "-t",

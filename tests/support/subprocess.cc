@@ -44,6 +44,12 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  if (!out.flush()) throw std::runtime_error("cannot write " + path);
+}
+
 Subprocess::Subprocess(const std::vector<std::string>& argv,
                        const std::map<std::string, std::string>& extra_env)
     : dir_(make_temp_dir()) {

@@ -71,5 +71,7 @@ bool wait_until_dead(const std::vector<pid_t>& pids,
                      std::chrono::seconds limit = std::chrono::seconds(30));
 std::vector<std::string> split_lines(const std::string& text);
 std::string read_text(const std::string& path);
+/// Replaces the file's contents with `text`; throws if it cannot be written.
+void write_text(const std::string& path, const std::string& text);
 
 }  // namespace hvd::test

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "config/data_dirs.h"
+#include "config/launch_config.h"
 #include "config/tunables.h"
 #include "files/atomic_file.h"
 #include "hvd/error.h"
@@ -87,11 +88,14 @@ void add_requeue_arg(std::vector<std::string>& hvdrun_args) {
   hvdrun_args.push_back("--requeue-on-signal");
 }
 
-// Slurm kills the job at the end of the lead; the ranks' grace must end before that.
-// (A grace set in a --config-file is not seen here; the flag and the default are.)
-void check_requeue_lead(const slurm::BatchRequest& r, const config::RunOptions& job) {
-  const int grace =
-      job.checkpoint_grace_seconds.value_or(config::LauncherSettings{}.checkpoint_grace_seconds);
+// Slurm kills the job at the end of the lead; the ranks' grace must end before that. The grace
+// is resolved as the job's hvdrun will (defaults file, a --config-file given through
+// --hvdrun-arg, the flag), so a bad config file also fails here rather than in the queue.
+void check_requeue_lead(const slurm::BatchRequest& r, const config::RunOptions& job,
+                        const EnvMap& env) {
+  std::vector<std::string> sources;
+  const int grace = config::resolve_settings(job, config::defaults_file(), sources, env)
+                        .launcher.checkpoint_grace_seconds;
   if (r.signal_lead_seconds <= grace) {
     throw UsageError(str_cat("--signal-lead ", r.signal_lead_seconds,
                              " s leaves no time to requeue after the ranks' checkpoint grace of ",
@@ -153,7 +157,7 @@ int run_sbatch(const SbatchOptions& o, const EnvMap& env) {
   if (request.requeue_on_signal) {
     if (request.signal_lead_seconds == 0) request.signal_lead_seconds = kDefaultRequeueLead;
     add_requeue_arg(options.hvdrun_args);
-    check_requeue_lead(request, job_run_options(options, p));
+    check_requeue_lead(request, job_run_options(options, p), env);
   }
   request.launch = launch_line(options, p);
   if (o.preflight) request.preflight = preflight_line(p);
