@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -122,6 +123,25 @@ TEST_CASE("the merged timeline is valid JSON even when a rank was killed") {
   for (const json& e : trace) pids.insert(e.at("pid").get<int>());
   CHECK(pids.count(0) == 1);
   CHECK(pids.count(2) == 1);  // the killed rank's events up to its death
+}
+
+TEST_CASE("with --max-restarts every attempt keeps its trace: NAME.attempt-K.json, the last NAME") {
+  TempDir dir;
+  const std::string base = dir.file("trace.json");
+  const ProcessResult r = run(hvdrun({"-np", "3", "--max-restarts", "1", "--timeline-filename",
+                                      base, "--", RUNTIME_PROBE_EXE, "kill-rank", "2"}),
+                              {{"HVD_RING_TRANSPORT", "tcp"}});
+  CHECK((r.exit_code == 137 || r.exit_code == 4));
+  CHECK_MESSAGE(r.err.find("written to " + dir.file("trace.attempt-0.json")) != std::string::npos,
+                r.err);
+  for (const std::string& file : {dir.file("trace.attempt-0.json"), base}) {
+    const json trace = json::parse(read_text(file));  // throws (fails the test) if invalid
+    std::set<int> pids;
+    for (const json& e : trace) pids.insert(e.at("pid").get<int>());
+    CHECK_MESSAGE(pids.count(0) == 1, file);
+    CHECK_MESSAGE(pids.count(2) == 1, file);
+  }
+  CHECK(!std::filesystem::exists(dir.file("trace.attempt-1.json")));  // the last is NAME
 }
 
 TEST_CASE("the stall inspector names a tensor that one rank is late for, and its rank") {

@@ -133,6 +133,8 @@ int launch(plan::LaunchPlan plan, const EnvMap& env) {
     preemption.emplace(attempt.settings.launcher, local_checkpoint_file(attempt));
     outcome = run_attempt(attempt, env, guard, router, *preemption);
     if (!should_restart(outcome, restart, max_restarts)) break;
+    // The next attempt's ranks rewrite their timeline files: keep this attempt's trace.
+    finish_timeline(plan.settings.tunables, plan.size, restart);
     router.mark_restart(restart_message(outcome, restart + 1, max_restarts));
   }
   router.finish(kFinalFlush);

@@ -5,19 +5,29 @@
 
 #include "core/timeline_merge.h"
 #include "hvd/error.h"
+#include "hvd/str_cat.h"
 
 namespace hvd::launcher::exec {
 
-void finish_timeline(const config::Tunables& tunables, int ranks) {
+std::string timeline_attempt_path(const std::string& base, int attempt) {
+  const std::string suffix = ".json";
+  const bool json = base.size() > suffix.size() &&
+                    base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const std::string stem = json ? base.substr(0, base.size() - suffix.size()) : base;
+  return str_cat(stem, ".attempt-", attempt, json ? suffix : "");
+}
+
+void finish_timeline(const config::Tunables& tunables, int ranks, std::optional<int> attempt) {
   const std::string& base = tunables.timeline_filename;
   if (base.empty()) return;
+  const std::string out = attempt ? timeline_attempt_path(base, *attempt) : base;
   std::vector<std::string> files;
   for (int rank = 0; rank < ranks; ++rank) files.push_back(core::timeline_rank_path(base, rank));
   try {
-    const core::TimelineMergeResult r = core::merge_timelines(files, base);
+    const core::TimelineMergeResult r = core::merge_timelines(files, out);
     for (const std::string& problem : r.problems)
       std::cerr << "hvdrun: timeline: " << problem << "\n";
-    std::cerr << "hvdrun: timeline of " << r.merged.size() << " rank(s) written to " << base
+    std::cerr << "hvdrun: timeline of " << r.merged.size() << " rank(s) written to " << out
               << std::endl;
   } catch (const std::exception& e) {
     // The run itself is over and its exit code stands: a timeline we could not merge (a bad
