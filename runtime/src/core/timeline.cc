@@ -372,46 +372,38 @@ TimelineGroupBuilder::TimelineGroupBuilder(TimelineWriter& writer) noexcept : wr
   slot_->building_last = 0;
 }
 
-void TimelineGroupBuilder::add(std::string_view tensor) noexcept {
+template <typename Step>
+void TimelineGroupBuilder::guarded(Step step) noexcept {
   if (slot_ == nullptr) return;
   try {
-    writer_.next_group_tensor(*slot_, tensor);
-  } catch (...) {  // out of memory: lose the group, not the training step
+    step(*slot_);
+  } catch (...) {  // out of memory while interning: lose the group, not the training step
     slot_->dropped.fetch_add(1, std::memory_order_relaxed);
     slot_ = nullptr;
   }
+}
+
+void TimelineGroupBuilder::add(std::string_view tensor) noexcept {
+  guarded([&](TimelineWriter::ThreadSlot& s) { writer_.next_group_tensor(s, tensor); });
 }
 
 void TimelineGroupBuilder::add(std::string_view tensor, DataType dtype,
                                const std::vector<int64_t>& shape) noexcept {
-  if (slot_ == nullptr) return;
-  try {
-    writer_.note_meta(*slot_, writer_.next_group_tensor(*slot_, tensor), dtype, shape);
-  } catch (...) {  // as in add()
-    slot_->dropped.fetch_add(1, std::memory_order_relaxed);
-    slot_ = nullptr;
-  }
+  guarded([&](TimelineWriter::ThreadSlot& s) {
+    writer_.note_meta(s, writer_.next_group_tensor(s, tensor), dtype, shape);
+  });
 }
 
 void TimelineGroupBuilder::add(std::string_view tensor, const TimelineTensorMeta& meta) noexcept {
-  if (slot_ == nullptr) return;
-  try {
-    writer_.note_meta(*slot_, writer_.next_group_tensor(*slot_, tensor), meta);
-  } catch (...) {  // as in add()
-    slot_->dropped.fetch_add(1, std::memory_order_relaxed);
-    slot_ = nullptr;
-  }
+  guarded([&](TimelineWriter::ThreadSlot& s) {
+    writer_.note_meta(s, writer_.next_group_tensor(s, tensor), meta);
+  });
 }
 
 TimelineGroup TimelineGroupBuilder::finish() noexcept {
-  if (slot_ == nullptr) return {};
-  try {
-    return writer_.finish_group(*slot_);
-  } catch (...) {  // as in add()
-    slot_->dropped.fetch_add(1, std::memory_order_relaxed);
-    slot_ = nullptr;
-    return {};
-  }
+  TimelineGroup group;
+  guarded([&](TimelineWriter::ThreadSlot& s) { group = writer_.finish_group(s); });
+  return group;
 }
 
 int64_t TimelineWriter::now_ns() const {

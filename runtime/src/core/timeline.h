@@ -247,6 +247,10 @@ class TimelineGroupBuilder {
   TimelineGroup finish() noexcept;
 
  private:
+  // Runs `step` on the slot unless the builder is off; an exception turns it off.
+  template <typename Step>
+  void guarded(Step step) noexcept;
+
   TimelineWriter& writer_;
   TimelineWriter::ThreadSlot* slot_ = nullptr;  // null: recording is off, or failed
 };
