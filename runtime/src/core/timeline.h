@@ -14,7 +14,7 @@
 // begin NEGOTIATE the same way (TimelineGroupBuilder). A thread that makes the same group
 // again (the next step of a training loop) reuses it, and finds each tensor's id by comparing
 // its name with the one that followed the previous tensor last time, not by hashing it, so
-// that a step costs a few events, not work per tensor. A background thread
+// that a step costs a few events and a name comparison per tensor. A background thread
 // appends the raw records to the file; the merge turns them into JSON. When a thread's ring
 // is full, events are dropped and counted (the trace gets an EVENTS_DROPPED mark), never
 // waited for. A rank killed mid-write loses at most a torn last record (timeline_file.h).
