@@ -102,8 +102,9 @@ void trainer_seeds() {
 
 }  // namespace
 
-// A rank's timeline file as TimelineWriter writes it (tensor names, a meta event, a fused
-// group and its phases, marks), and the same file torn in its last record.
+// A rank's timeline file as TimelineWriter writes it (tensor names, a meta event, a cycle's
+// group begun with each tensor's args, a fused group and its phases, marks), and the same file
+// torn in its last record.
 void timeline_seeds() {
   namespace core = hvd::core;
   const std::string dir = g_root + "/timeline_records_fuzz";
@@ -115,12 +116,14 @@ void timeline_seeds() {
   {
     core::TimelineWriter tl(o);
     const std::vector<std::string> names = {"grad.w1", "grad.b1", "grad.w2"};
-    for (const std::string& n : names) {
-      tl.begin(n, core::timeline_phase::kNegotiate,
-               core::TimelineTensorMeta::of_shape(hvd::DataType::kFloat16, {4, 256}));
-    }
+    tl.begin("grad.w0", core::timeline_phase::kNegotiate,
+             core::TimelineTensorMeta::of_shape(hvd::DataType::kFloat16, {4, 256}));
+    tl.end("grad.w0", core::timeline_phase::kNegotiate);
     tl.mark_cycle_start();
-    const core::TimelineGroup g = tl.group(names);
+    core::TimelineGroupBuilder negotiating(tl);
+    for (const std::string& n : names) negotiating.add(n, hvd::DataType::kFloat16, {4, 256});
+    const core::TimelineGroup g = negotiating.finish();
+    tl.begin_with_args(g, core::timeline_phase::kNegotiate);
     tl.end(g, core::timeline_phase::kNegotiate);
     tl.begin(g, "RING/SHM_ALLREDUCE");
     tl.end(g, "RING/SHM_ALLREDUCE");

@@ -95,10 +95,20 @@ TEST_CASE("--timeline-filename gives one merged trace with a track group per ran
   const json trace = json::parse(read_text(base));
   std::set<int> pids;
   std::set<std::string> phases;
+  size_t negotiations = 0;
   for (const json& e : trace) {
     pids.insert(e.at("pid").get<int>());
     if (e.value("ph", "") == "B") phases.insert(e.at("name").get<std::string>());
+    // Begun once per cycle on the cycle's requests; each tensor still shows its own args.
+    if (e.value("ph", "") == "B" && e.value("name", "") == "NEGOTIATE") {
+      ++negotiations;
+      INFO("event " << e.dump());
+      CHECK(e.contains("args"));
+      CHECK(e.value("args", json::object()).contains("dtype"));
+      CHECK(e.value("args", json::object()).contains("size"));
+    }
   }
+  CHECK(negotiations > 3);
   CHECK(pids == std::set<int>{0, 1, 2});
   for (const char* phase :
        {"NEGOTIATE", "RING/SHM_ALLREDUCE", "RING/SHM_ALLGATHER", "RING/SHM_BROADCAST"}) {

@@ -126,13 +126,6 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
     request.rank = set_rank;
     entries.push_back(TensorEntry{request, process_set, inputs[i], outputs[i], handles[i]});
   }
-  // Begin before queueing: once queued, the loop may end the phase at any moment.
-  if (TimelineWriter* timeline = timeline_.load()) {
-    for (const control::Request& r : requests) {
-      timeline->begin(r.name, timeline_phase::kNegotiate,
-                      TimelineTensorMeta::of_shape(r.dtype, r.shape));
-    }
-  }
   const Status added = queue_.add_group(std::move(entries), !turns_->caller_ran_last());
   if (!added.ok()) {
     HandleState::complete_all(handles, added);
@@ -297,6 +290,13 @@ void Runtime::run_cycle() {
 
 bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh,
                             bool want_shutdown) {
+  // The cycle's new requests begin NEGOTIATE at once, as Horovod's do: one event on their group
+  // (the same group every step of a training loop), each tensor's dtype and shape its args.
+  if (executors_timeline_ && !fresh.empty()) {
+    TimelineGroupBuilder negotiating(*executors_timeline_);
+    for (const control::Request& r : fresh) negotiating.add(r.name, r.dtype, r.shape);
+    executors_timeline_->begin_with_args(negotiating.finish(), timeline_phase::kNegotiate);
+  }
   const control::CycleResult result = set.controller.run_cycle(std::move(fresh), want_shutdown);
   for (const control::Response& r : result.responses) {
     // The response's tensor list goes on the timeline once; its phases refer to it.

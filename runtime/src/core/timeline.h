@@ -10,7 +10,11 @@
 // id, phase, tensor or group id; timeline_format.h) copied into the calling thread's own ring
 // (timeline_ring.h), with no lock. Names are interned once per thread, in a table of its own;
 // only a name this thread has not seen takes the writer's name lock. A fused response records
-// its tensor list once, as a group, and each phase of it is one event. A background thread
+// its tensor list once, as a group, and each phase of it is one event; a cycle's new requests
+// begin NEGOTIATE the same way (TimelineGroupBuilder). A thread that makes the same group
+// again (the next step of a training loop) reuses it, and finds each tensor's id by comparing
+// its name with the one that followed the previous tensor last time, not by hashing it, so
+// that a step costs a few events and a name comparison per tensor. A background thread
 // appends the raw records to the file; the merge turns them into JSON. When a thread's ring
 // is full, events are dropped and counted (the trace gets an EVENTS_DROPPED mark), never
 // waited for. A rank killed mid-write loses at most a torn last record (timeline_file.h).
@@ -66,6 +70,8 @@ struct TimelineTensorMeta {
   static TimelineTensorMeta of_size(DataType dtype, uint64_t num_elements);
   /// A shape with more than kMaxDims dimensions keeps only its size.
   static TimelineTensorMeta of_shape(DataType dtype, const std::vector<int64_t>& shape);
+  /// Whether of_shape(dtype, shape) would equal this, without making it.
+  bool is_shape(DataType dtype, const std::vector<int64_t>& shape) const;
 };
 
 /// A fused response's tensor list, recorded once by TimelineWriter::group(); a phase begun or
@@ -117,6 +123,9 @@ class TimelineWriter {
   TimelineGroup group(const std::vector<std::string_view>& tensors);
   /// begin() and end() on every tensor of `group`, with one event each.
   void begin(TimelineGroup group, std::string_view phase);
+  /// begin() on every tensor of `group`, with the meta TimelineGroupBuilder::add() gave each
+  /// tensor (on this thread) as its args. One event.
+  void begin_with_args(TimelineGroup group, std::string_view phase);
   void end(TimelineGroup group, std::string_view phase);
   /// An instant mark across this rank's tracks, e.g. kFatalMark.
   void mark(std::string_view name);
@@ -136,6 +145,7 @@ class TimelineWriter {
   uint64_t dropped() const;
 
  private:
+  friend class TimelineGroupBuilder;
   struct ThreadSlot;  // one recording thread's ring and name caches (timeline.cc)
   // Maps names to dense ids; the strings never move, so ids can be resolved later.
   class NameTable {
@@ -152,17 +162,27 @@ class TimelineWriter {
   ThreadSlot* slot();
   ThreadSlot* register_thread();
   uint32_t tensor_id(ThreadSlot& slot, std::string_view tensor);
+  // The id of the next tensor of a group being built (ThreadSlot::building), predicted from
+  // the one before it; the slot learns the order it sees.
+  uint32_t next_group_tensor(ThreadSlot& slot, std::string_view tensor);
+  // Records `meta` as the tensor's args when this thread has not recorded exactly that.
+  void note_meta(ThreadSlot& slot, uint32_t tensor, DataType dtype,
+                 const std::vector<int64_t>& shape);
+  void note_meta(ThreadSlot& slot, uint32_t tensor, const TimelineTensorMeta& meta);
+  // The group of the tensors in slot.building: one this thread made lately, or a new one.
+  TimelineGroup finish_group(ThreadSlot& slot);
   uint32_t name_id(ThreadSlot& slot, std::string_view name);
   // One event on a subject (timeline_format::Subject): the tensor named `*tensor` when given,
   // else `subject_id`.
   void record(char ph, uint8_t subject, uint32_t subject_id, const std::string_view* tensor,
-              std::string_view name, const TimelineTensorMeta* meta) noexcept;
+              std::string_view name, const TimelineTensorMeta* meta,
+              bool args_from_thread = false) noexcept;
   void record_tensor(char ph, std::string_view tensor, std::string_view name,
                      const TimelineTensorMeta* meta) noexcept;
   template <typename Names>
   TimelineGroup make_group(const Names& tensors) noexcept;
-  // Copies one record into the slot's ring, or counts it dropped.
-  void push(ThreadSlot& slot, const uint64_t* words, size_t n);
+  // Copies one record into the slot's ring; false (and counted) when it was dropped.
+  bool push(ThreadSlot& slot, const uint64_t* words, size_t n);
   int64_t now_ns() const;
   void run();
   // Everything recorded so far, as records: new names first, then each ring's events, then
@@ -205,6 +225,34 @@ class TimelineWriter {
 
   uint64_t dropped_reported_ = 0;  // writer thread only
   std::thread thread_;
+};
+
+/// Builds a group tensor by tensor, for begin_with_args() on a whole cycle's new requests:
+///   TimelineGroupBuilder g(timeline);
+///   for (const Request& r : fresh) g.add(r.name, r.dtype, r.shape);
+///   timeline.begin_with_args(g.finish(), timeline_phase::kNegotiate);
+/// One builder at a time per thread, used on the thread that made it. Records nothing, and
+/// finishes with no group, when recording is off.
+class TimelineGroupBuilder {
+ public:
+  explicit TimelineGroupBuilder(TimelineWriter& writer) noexcept;
+  TimelineGroupBuilder(const TimelineGroupBuilder&) = delete;
+  TimelineGroupBuilder& operator=(const TimelineGroupBuilder&) = delete;
+
+  void add(std::string_view tensor) noexcept;
+  /// The dtype and shape become the tensor's args; written only when they differ from what
+  /// this thread wrote for the tensor last.
+  void add(std::string_view tensor, DataType dtype, const std::vector<int64_t>& shape) noexcept;
+  void add(std::string_view tensor, const TimelineTensorMeta& meta) noexcept;
+  TimelineGroup finish() noexcept;
+
+ private:
+  // Runs `step` on the slot unless the builder is off; an exception turns it off.
+  template <typename Step>
+  void guarded(Step step) noexcept;
+
+  TimelineWriter& writer_;
+  TimelineWriter::ThreadSlot* slot_ = nullptr;  // null: recording is off, or failed
 };
 
 }  // namespace hvd::core

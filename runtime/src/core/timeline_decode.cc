@@ -40,6 +40,8 @@ class Decoder {
         return take_event(r);
       case fmt::RecordKind::kGroup:
         return take_group(r);
+      case fmt::RecordKind::kTensorMeta:
+        return take_tensor_meta(r);
       case fmt::RecordKind::kDropped:
         if (r.body.size() < sizeof(fmt::DroppedBody)) return invalid("short drop record");
         out_.drops.push_back({read_at<int64_t>(r.body, 0), read_at<uint64_t>(r.body, 8)});
@@ -80,21 +82,68 @@ class Decoder {
     }
     DecodedEvent ev{body.ts_ns, body.ph, body.subject, body.subject_id, r.header.aux, -1};
     if (r.header.kind == fmt::RecordKind::kEventMeta) {
-      const size_t at = sizeof(fmt::EventBody);
-      if (r.body.size() < at + sizeof(fmt::MetaBody)) return invalid("short event metadata");
-      const auto meta = read_at<fmt::MetaBody>(r.body, at);
-      if (meta.ndims > fmt::kMaxDims ||
-          r.body.size() < at + sizeof(fmt::MetaBody) + meta.ndims * sizeof(int64_t)) {
-        return invalid(str_cat("event metadata with ", static_cast<int>(meta.ndims), " dims"));
-      }
-      DecodedMeta m{meta.dtype, meta.has_shape != 0, meta.num_elements, {}};
-      for (size_t d = 0; d < meta.ndims; ++d) {
-        m.dims.push_back(read_at<int64_t>(r.body, at + sizeof(fmt::MetaBody) + d * 8));
-      }
-      ev.meta = static_cast<int32_t>(out_.metas.size());
-      out_.metas.push_back(std::move(m));
+      if (!take_meta(r.body, sizeof(fmt::EventBody), &ev.meta)) return false;
     }
+    if (body.args_from != 0 && body.ph == 'B') return take_event_with_args(ev, body.args_from);
     out_.events.push_back(ev);
+    return true;
+  }
+
+  // An event whose args are its tensors' last metas from thread `thread`: one event per
+  // tensor, each with its own args (a group not seen yet stays one event, without args).
+  bool take_event_with_args(DecodedEvent ev, uint16_t thread) {
+    if (ev.subject == fmt::Subject::kTensor) {
+      ev.meta = meta_of(thread, ev.subject_id);
+      out_.events.push_back(ev);
+      return true;
+    }
+    const auto group = ev.subject == fmt::Subject::kGroup ? out_.groups.find(ev.subject_id)
+                                                          : out_.groups.end();
+    if (group == out_.groups.end()) {
+      out_.events.push_back(ev);
+      return true;
+    }
+    ev.subject = fmt::Subject::kTensor;
+    for (uint32_t tensor : group->second) {
+      ev.subject_id = tensor;
+      ev.meta = meta_of(thread, tensor);
+      out_.events.push_back(ev);
+    }
+    return true;
+  }
+
+  int32_t meta_of(uint16_t thread, uint32_t tensor) const {
+    const auto it = last_meta_.find(meta_key(thread, tensor));
+    return it == last_meta_.end() ? -1 : it->second;
+  }
+
+  static uint64_t meta_key(uint32_t thread, uint32_t tensor) {
+    return (uint64_t{thread} << 32) | tensor;
+  }
+
+  bool take_tensor_meta(const Record& r) {
+    if (r.body.size() < sizeof(fmt::TensorMetaBody)) return invalid("short tensor metadata");
+    const auto body = read_at<fmt::TensorMetaBody>(r.body, 0);
+    int32_t index = -1;
+    if (!take_meta(r.body, sizeof(fmt::TensorMetaBody), &index)) return false;
+    last_meta_[meta_key(body.thread, r.header.aux)] = index;
+    return true;
+  }
+
+  // A MetaBody and its dims at `at` of `body`, appended to out_.metas; its index in *index.
+  bool take_meta(std::string_view body, size_t at, int32_t* index) {
+    if (body.size() < at + sizeof(fmt::MetaBody)) return invalid("short event metadata");
+    const auto meta = read_at<fmt::MetaBody>(body, at);
+    if (meta.ndims > fmt::kMaxDims ||
+        body.size() < at + sizeof(fmt::MetaBody) + meta.ndims * sizeof(int64_t)) {
+      return invalid(str_cat("event metadata with ", static_cast<int>(meta.ndims), " dims"));
+    }
+    DecodedMeta m{meta.dtype, meta.has_shape != 0, meta.num_elements, {}};
+    for (size_t d = 0; d < meta.ndims; ++d) {
+      m.dims.push_back(read_at<int64_t>(body, at + sizeof(fmt::MetaBody) + d * 8));
+    }
+    *index = static_cast<int32_t>(out_.metas.size());
+    out_.metas.push_back(std::move(m));
     return true;
   }
 
@@ -113,6 +162,8 @@ class Decoder {
 
   DecodedTimeline& out_;
   std::string why_;
+  // The last kTensorMeta of each (thread, tensor): index into out_.metas.
+  std::unordered_map<uint64_t, int32_t> last_meta_;
 };
 
 }  // namespace
@@ -123,9 +174,9 @@ DecodedTimeline decode_timeline(std::string_view bytes) {
     throw ConfigError("not an hvd timeline file (no HVDTLBIN header)");
   }
   const auto version = read_at<uint32_t>(bytes, 12);
-  if (version != fmt::kFormatVersion) {
+  if (version < fmt::kOldestReadableVersion || version > fmt::kFormatVersion) {
     throw ConfigError(str_cat("timeline file format version ", version, "; this build reads ",
-                              fmt::kFormatVersion));
+                              fmt::kOldestReadableVersion, " to ", fmt::kFormatVersion));
   }
   DecodedTimeline out;
   out.rank = read_at<uint32_t>(bytes, 8);

@@ -15,7 +15,8 @@
 
 namespace hvd::core {
 
-/// One event as recorded (a group event is expanded by the Chrome writer, not here).
+/// One event as recorded. A group event is expanded by the Chrome writer, except one with
+/// args (EventBody::args_from), which arrives here as one event per tensor, each with its own.
 struct DecodedEvent {
   int64_t ts_ns = 0;
   char ph = 'i';

@@ -13,7 +13,11 @@
 // Names (of tensors, and of phases and marks) are interned: each is written once, as its own
 // record, and events carry ids. A fused response writes its tensor list once as a group, and
 // each of its phases is then one event on the group; the merge expands it onto every tensor's
-// track, as if each had been recorded alone.
+// track, as if each had been recorded alone. A tensor's dtype and shape (the args of its
+// NEGOTIATE begin) are written as a kTensorMeta record only when they change, tagged with the
+// recording thread: a group event whose args_from names that thread gives each tensor the
+// last kTensorMeta that thread wrote for it, so that a step of unchanged tensors records
+// nothing per tensor.
 //
 // The file only grows, by appends, so a rank killed mid-write leaves a prefix of the records:
 // the merge keeps every complete record and drops a torn last one (timeline_decode.h).
@@ -28,7 +32,9 @@
 namespace hvd::core::timeline_format {
 
 inline constexpr char kFileMagic[8] = {'H', 'V', 'D', 'T', 'L', 'B', 'I', 'N'};
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;
+/// Version 1 lacks kTensorMeta and args_from (0 there); its files read as they are.
+inline constexpr uint32_t kOldestReadableVersion = 1;
 inline constexpr size_t kFileHeaderBytes = 16;
 inline constexpr size_t kWordBytes = 8;
 /// Every record header carries it: a cheap check that the reader is still in step.
@@ -47,6 +53,7 @@ enum class RecordKind : uint8_t {
   kEventMeta = 4,   // aux: name id. Body: EventBody, MetaBody, then ndims i64 dims.
   kGroup = 5,       // aux: group id. Body: GroupBody, then count u32 tensor ids.
   kDropped = 6,     // aux: 0. Body: DroppedBody.
+  kTensorMeta = 7,  // aux: tensor id. Body: TensorMetaBody, MetaBody, then ndims i64 dims.
 };
 
 /// What an event is on: the marks track, one tensor's track, or every track of a group.
@@ -68,7 +75,9 @@ struct EventBody {
   int64_t ts_ns;  // since the epoch the ranks agreed on
   char ph;        // 'B', 'E' or 'i'
   Subject subject;
-  uint16_t reserved;
+  // 0: no args. Else a 'B' event whose args are, for each of its tensors, the last
+  // kTensorMeta record of recording thread args_from (TensorMetaBody::thread).
+  uint16_t args_from;
   uint32_t subject_id;  // tensor id or group id; 0 for the marks track
 };
 
@@ -78,6 +87,11 @@ struct MetaBody {
   uint8_t ndims;  // at most kMaxDims; the dims follow
   uint8_t reserved[5];
   uint64_t num_elements;
+};
+
+struct TensorMetaBody {
+  uint32_t thread;  // the recording thread's number, from 1, as args_from names it
+  uint32_t reserved;
 };
 
 struct GroupBody {
@@ -91,7 +105,8 @@ struct DroppedBody {
 };
 
 static_assert(sizeof(RecordHeader) == 8 && sizeof(NameBody) == 8 && sizeof(EventBody) == 16 &&
-                  sizeof(MetaBody) == 16 && sizeof(GroupBody) == 8 && sizeof(DroppedBody) == 16,
+                  sizeof(MetaBody) == 16 && sizeof(GroupBody) == 8 && sizeof(DroppedBody) == 16 &&
+                  sizeof(TensorMetaBody) == 8,
               "the file format fixes these sizes");
 
 /// Words needed for a record of `body_bytes` after its header.

@@ -12,7 +12,9 @@
 
 #include "common/clock.h"
 #include "core/timeline.h"
+#include "core/timeline_format.h"
 #include "hvd/error.h"
+#include "hvd/str_cat.h"
 #include "timeline_test_util.h"
 
 namespace core = hvd::core;
@@ -101,7 +103,7 @@ TEST_CASE("timeline merge: not a timeline, or another format version, is missing
   write_text(garbage, "this is not a timeline at all");
   write_text(json_trace, R"({"traceEvents":[{"name":"X","ph":"i","ts":1,"pid":7,"tid":0}]})");
   std::string next_version = read_text(write_rank(dir, 0, 1)).substr(0, 16);
-  next_version[12] = 2;
+  next_version[12] = static_cast<char>(core::timeline_format::kFormatVersion + 1);
   write_text(future, next_version);
   write_text(empty, "");
   const auto res =
@@ -109,7 +111,8 @@ TEST_CASE("timeline merge: not a timeline, or another format version, is missing
   CHECK(res.missing == std::vector<int>{0, 1, 2, 3});
   REQUIRE(res.problems.size() == 4);
   CHECK(res.problems[0].find("not an hvd timeline file") != std::string::npos);
-  CHECK(res.problems[2].find("format version 2") != std::string::npos);
+  CHECK(res.problems[2].find(hvd::str_cat("format version ", core::timeline_format::kFormatVersion + 1)) !=
+        std::string::npos);
   CHECK(read_json(dir.file("out.json")).empty());
 }
 
