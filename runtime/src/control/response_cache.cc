@@ -61,6 +61,7 @@ void ResponseCache::put(const Response& response, const Request& request) {
   lru_.push_front(bit);
   slots_[bit] = Slot{response, request, lru_.begin(), true};
   by_name_[name] = bit;
+  span_ = std::max(span_, bit + 1);
 }
 
 void ResponseCache::erase(size_t bit) {
@@ -70,6 +71,7 @@ void ResponseCache::erase(size_t bit) {
   lru_.erase(s.lru);
   s = Slot{};
   free_bits_.insert(bit);
+  while (span_ > 0 && !slots_[span_ - 1].used) --span_;
 }
 
 std::vector<size_t> ResponseCache::bits() const {

@@ -230,7 +230,7 @@ class ScriptedPeerChannel final : public control::Channel {
     return {mine, peer_bytes_};
   }
   std::string broadcast(const std::string& bytes, int) override { return bytes; }
-  void bit_and(std::vector<uint8_t>&) override {}
+  void vote(std::vector<uint64_t>&, size_t, const control::VoteFold&) override {}
 
  private:
   std::string peer_bytes_;
