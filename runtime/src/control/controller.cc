@@ -38,23 +38,31 @@ void Controller::inspect_stalls() {
   }
 }
 
-Controller::Vote Controller::sort_requests(std::vector<Request> requests) const {
+Controller::Vote Controller::sort_requests(std::vector<Request> requests) {
   Vote vote;
   for (Request& r : requests) {
-    switch (cache_.lookup(r)) {
+    const ResponseCache::Found found = cache_.find(r);
+    switch (found.state) {
       case ResponseCache::State::kHit:
         vote.hits.push_back(std::move(r));
+        vote.hit_bits.push_back(found.bit);
         break;
       case ResponseCache::State::kInvalid:
-        vote.invalid_bits.push_back(cache_.bit_of(r.name));
-        vote.uncached.push_back(std::move(r));
+        vote.invalid_bits.push_back(found.bit);
+        add_uncached(vote, std::move(r));
         break;
       case ResponseCache::State::kMiss:
-        vote.uncached.push_back(std::move(r));
+        add_uncached(vote, std::move(r));
         break;
     }
   }
   return vote;
+}
+
+void Controller::add_uncached(Vote& vote, Request r) {
+  // A join is negotiated like an uncached request, but is not a tensor to cache.
+  if (r.type != OpType::kJoin) negotiating_[r.name] = r;
+  vote.uncached.push_back(std::move(r));
 }
 
 // Reads the vote: runs the hits that are ready everywhere, erases what some rank found invalid
@@ -62,7 +70,8 @@ Controller::Vote Controller::sort_requests(std::vector<Request> requests) const 
 // looks at this rank's hits, not at every bit of the cache.
 std::vector<Response> Controller::take_cache_ready(Vote& vote, bool all_joined) {
   // The same bits on every rank, and usually none.
-  for (size_t bit : votes_.invalid_bits()) cache_.erase(bit);
+  const std::vector<size_t> invalid = votes_.invalid_bits();
+  for (size_t bit : invalid) cache_.erase(bit);
   std::vector<size_t> ready_bits;
   if (joined_ && !all_joined) {
     // This rank voted for every bit, so a bit that survived is one every active rank has ready:
@@ -71,12 +80,18 @@ std::vector<Response> Controller::take_cache_ready(Vote& vote, bool all_joined) 
       if (votes_.hit(bit)) ready_bits.push_back(bit);
     }
   }
-  for (Request& r : vote.hits) {
-    if (cache_.lookup(r) != ResponseCache::State::kHit) {
-      vote.uncached.push_back(std::move(r));  // its entry was erased this cycle
-      continue;
+  const bool erased = !invalid.empty();
+  for (size_t i = 0; i < vote.hits.size(); ++i) {
+    Request& r = vote.hits[i];
+    size_t bit = vote.hit_bits[i];
+    if (erased) {  // the bits of sort_requests() hold unless an entry was erased since
+      const ResponseCache::Found found = cache_.find(r);
+      if (found.state != ResponseCache::State::kHit) {
+        add_uncached(vote, std::move(r));  // its entry was erased this cycle
+        continue;
+      }
+      bit = found.bit;
     }
-    const size_t bit = cache_.bit_of(r.name);
     if (votes_.hit(bit) && !all_joined) {
       if (!joined_) ready_bits.push_back(bit);  // a joined rank has it from the scan above
     } else {
@@ -114,7 +129,7 @@ VoteFold Controller::offer_fold(const Vote& vote, bool want_shutdown, const Fold
       joined_ || want_shutdown) {
     return {};
   }
-  const size_t bit = cache_.bit_of(vote.hits[0].name);
+  const size_t bit = vote.hit_bits[0];
   const Response& r = cache_.peek(bit);
   if (!can_fold(r) || fold_bytes(r) > votes_.data_bytes()) return {};
   if (!fold(r, vote.hits[0], votes_.fold_data())) return {};
@@ -170,8 +185,9 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
     if (r.kind == Response::Kind::kRun && r.type == OpType::kJoin) joined_ = false;
     // A joined rank has no request to cache a with_joined response with; so nobody caches it.
     if (r.kind != Response::Kind::kRun || r.type == OpType::kJoin || r.with_joined) continue;
-    const auto it = mine_.find(r.names.at(0));
-    HVD_CHECK(it != mine_.end(), "negotiated tensor '", r.names[0], "' was never requested here");
+    const auto it = negotiating_.find(r.names.at(0));
+    HVD_CHECK(it != negotiating_.end(), "negotiated tensor '", r.names[0],
+              "' was never requested here");
     cache_.put(r, it->second);
   }
   return negotiated;
@@ -180,12 +196,7 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
 CycleResult Controller::run_cycle(std::vector<Request> fresh, bool want_shutdown,
                                   const FoldInput& fold) {
   for (const Request& r : fresh) {
-    // A join is negotiated like an uncached request, but is not a tensor of this rank's.
-    if (r.type == OpType::kJoin) {
-      joined_ = true;
-    } else {
-      mine_[r.name] = r;
-    }
+    if (r.type == OpType::kJoin) joined_ = true;
   }
   std::vector<Request> requests = std::move(waiting_);
   waiting_.clear();
@@ -195,7 +206,7 @@ CycleResult Controller::run_cycle(std::vector<Request> fresh, bool want_shutdown
 
   // The data part only once something is cached: before that, no tensor can fold.
   votes_.reset(cache_.span(), cache_.size() > 0 ? kFoldBytes : 0);
-  for (const Request& r : vote.hits) votes_.set_hit(cache_.bit_of(r.name));
+  for (size_t bit : vote.hit_bits) votes_.set_hit(bit);
   for (size_t bit : vote.invalid_bits) votes_.set_invalid(bit);
   bool no_uncached = vote.uncached.empty();
   if (joined_ && vote_as_joined()) no_uncached = false;
@@ -212,12 +223,13 @@ CycleResult Controller::run_cycle(std::vector<Request> fresh, bool want_shutdown
   if (!votes_.flag(CacheVote::kNoUncached)) {
     result.negotiated = true;
     std::vector<Response> negotiated = negotiate(vote.uncached);
-    ready.insert(ready.end(), negotiated.begin(), negotiated.end());
+    for (const Response& r : negotiated) {
+      for (const std::string& name : r.names) negotiating_.erase(name);
+    }
+    ready.insert(ready.end(), std::make_move_iterator(negotiated.begin()),
+                 std::make_move_iterator(negotiated.end()));
   } else {
     HVD_CHECK(vote.uncached.empty(), "uncached requests after a vote that saw none");
-  }
-  for (const Response& r : ready) {
-    for (const std::string& name : r.names) mine_.erase(name);
   }
   if (const std::optional<size_t> bit = votes_.folded()) {
     // Every rank folded this tensor, its only one pending: it is all this cycle runs.

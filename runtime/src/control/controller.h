@@ -91,16 +91,19 @@ class Controller {
   /// that have (what the stall inspector watches).
   std::map<std::string, std::vector<int>> pending() const { return table_.pending(); }
   /// This rank's requests that have not run yet.
-  size_t in_flight() const { return mine_.size(); }
+  size_t in_flight() const { return negotiating_.size() + waiting_.size(); }
   /// This rank called join() and the join has not completed.
   bool joined() const { return joined_; }
 
  private:
   struct Vote {
     std::vector<Request> hits, uncached;
+    std::vector<size_t> hit_bits;  // hits[i]'s bit at hit_bits[i]
     std::vector<size_t> invalid_bits;
   };
-  Vote sort_requests(std::vector<Request> requests) const;
+  Vote sort_requests(std::vector<Request> requests);
+  // An uncached request, kept until its negotiated response comes back (it is cached with it).
+  void add_uncached(Vote& vote, Request r);
   std::vector<Response> take_cache_ready(Vote& vote, bool all_joined);
   // A joined rank's vote on the cached entries it has no requests for; true when it marked
   // some invalid (which needs a negotiation in this cycle).
@@ -119,8 +122,10 @@ class Controller {
   MessageTable table_;  // used on the coordinator only
   SteadyClock steady_clock_;
   StallInspector stall_;                           // used on the coordinator only
-  std::vector<Request> waiting_;                   // cache hits not yet ready on every rank
-  std::unordered_map<std::string, Request> mine_;  // everything this rank has in flight, by name
+  std::vector<Request> waiting_;  // cache hits not yet ready on every rank
+  // This rank's requests sent to the coordinator and not answered yet, by name. Cache hits are
+  // not kept here: in steady state a tensor costs no copy of its request and no map insert.
+  std::unordered_map<std::string, Request> negotiating_;
   CacheVote votes_;             // run_cycle()'s vote, kept to reuse its memory every cycle
   bool joined_ = false;         // this rank called join() and the join has not completed
 };

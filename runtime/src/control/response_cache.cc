@@ -20,9 +20,15 @@ ResponseCache::ResponseCache(size_t capacity) : capacity_(capacity), slots_(capa
 }
 
 ResponseCache::State ResponseCache::lookup(const Request& request) const {
+  return find(request).state;
+}
+
+ResponseCache::Found ResponseCache::find(const Request& request) const {
   const auto it = by_name_.find(request.name);
-  if (it == by_name_.end()) return State::kMiss;
-  return same_properties(slots_[it->second].request, request) ? State::kHit : State::kInvalid;
+  if (it == by_name_.end()) return {};
+  const State state =
+      same_properties(slots_[it->second].request, request) ? State::kHit : State::kInvalid;
+  return {state, it->second};
 }
 
 size_t ResponseCache::bit_of(const std::string& name) const {

@@ -32,6 +32,13 @@ class ResponseCache {
   /// cached with different ones (the entry must be erased on every rank), else kMiss.
   State lookup(const Request& request) const;
 
+  /// lookup() and, unless kMiss, the name's bit (one hash of the name, not two).
+  struct Found {
+    State state = State::kMiss;
+    size_t bit = 0;
+  };
+  Found find(const Request& request) const;
+
   /// The bit of a cached name. Only for names lookup() reported as kHit or kInvalid.
   size_t bit_of(const std::string& name) const;
   /// The response cached at `bit`; marks it most recently used.
