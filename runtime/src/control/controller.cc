@@ -40,6 +40,8 @@ void Controller::inspect_stalls() {
 
 Controller::Vote Controller::sort_requests(std::vector<Request> requests) {
   Vote vote;
+  vote.hits.reserve(requests.size());  // usually all of them, in steady state
+  vote.hit_bits.reserve(requests.size());
   for (Request& r : requests) {
     const ResponseCache::Found found = cache_.find(r);
     switch (found.state) {
@@ -198,10 +200,13 @@ CycleResult Controller::run_cycle(std::vector<Request> fresh, bool want_shutdown
   for (const Request& r : fresh) {
     if (r.type == OpType::kJoin) joined_ = true;
   }
-  std::vector<Request> requests = std::move(waiting_);
-  waiting_.clear();
-  requests.insert(requests.end(), std::make_move_iterator(fresh.begin()),
-                  std::make_move_iterator(fresh.end()));
+  std::vector<Request> requests = std::move(fresh);
+  if (!waiting_.empty()) {
+    // Those that waited first, as they came before the fresh ones.
+    requests.insert(requests.begin(), std::make_move_iterator(waiting_.begin()),
+                    std::make_move_iterator(waiting_.end()));
+    waiting_.clear();
+  }
   Vote vote = sort_requests(std::move(requests));
 
   // The data part only once something is cached: before that, no tensor can fold.
