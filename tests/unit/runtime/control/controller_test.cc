@@ -303,7 +303,8 @@ TEST_CASE("controller: a lone small cached allreduce rides on the vote, one coll
       const control::CycleResult first = c.run_cycle({request(rank, "x")}, false, source.input());
       CHECK(names_of(first.responses) == std::vector<std::string>{"x"});
       CHECK_FALSE(first.folded.has_value());
-      const long gathers = hub.gathers, votes = hub.votes;
+      // The hub's counts are rank 0's to keep and read.
+      const long gathers = rank == 0 ? hub.gathers : 0, votes = rank == 0 ? hub.votes : 0;
       for (int step = 0; step < 3; ++step) {
         const control::CycleResult next = c.run_cycle({request(rank, "x")}, false, source.input());
         CHECK(next.responses.empty());
