@@ -87,10 +87,10 @@ Result run_ranks(const std::string& host, uint16_t port, int first, int count, i
         res.peak_sockets = t->peak_sockets() + 1;  // + the store connection
         res.sockets_after = t->connections();
         hvd::core::TransportChannel channel(std::move(t));
-        std::vector<uint8_t> bits(8, 1);
-        channel.bit_and(bits);  // an 8-byte allreduce (recursive doubling)
+        std::vector<uint64_t> bits{~uint64_t{0}};
+        channel.vote(bits, 1, {});  // an 8-byte allreduce (recursive doubling)
         const auto all = channel.gather(std::to_string(rank), 0);
-        if (bits != std::vector<uint8_t>(8, 1) || (rank == 0 && all.size() != size_t(size))) {
+        if (bits[0] != ~uint64_t{0} || (rank == 0 && all.size() != size_t(size))) {
           throw hvd::InternalError("wrong allreduce or gather result");
         }
         res.total_s = std::chrono::duration<double>(Clock::now() - start).count();

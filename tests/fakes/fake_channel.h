@@ -3,14 +3,16 @@
 // FakeChannel: a control Channel for N ranks running as threads of one process. Each
 // collective is a rendezvous of all N threads on shared state, so tests exercise the real
 // negotiation logic without sockets. Counts the operations so tests can tell a cycle served
-// from the response cache (one bit_and) from a full negotiation (gather + broadcast).
+// from the response cache (one vote) from a full negotiation (gather + broadcast).
 
 #include <condition_variable>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "common/reduce_kernels.h"
 #include "control/channel.h"
 
 namespace hvd::test {
@@ -37,7 +39,7 @@ class FakeChannelHub {
     return result_;
   }
   int size() const { return size_; }
-  long gathers = 0, broadcasts = 0, bit_ands = 0;  // counted once per collective, by rank 0
+  long gathers = 0, broadcasts = 0, votes = 0;  // counted once per collective, by rank 0
 
  private:
   int size_;
@@ -65,18 +67,39 @@ class FakeChannel : public control::Channel {
       return std::vector<std::string>{s[static_cast<size_t>(root)]};
     })[0];
   }
-  void bit_and(std::vector<uint8_t>& bits) override {
-    if (rank_ == 0) ++hub_.bit_ands;
-    const auto result = hub_.exchange(rank_, std::string(bits.begin(), bits.end()),
-                                      [](const std::vector<std::string>& s) {
-                                        std::string out = s[0];
-                                        for (const std::string& other : s) {
-                                          for (size_t i = 0; i < out.size(); ++i)
-                                            out[i] = static_cast<char>(out[i] & other[i]);
-                                        }
-                                        return std::vector<std::string>{out};
-                                      });
-    bits.assign(result[0].begin(), result[0].end());
+  // AND over the first and_words; the rest reduced in rank order when every rank folded a
+  // tensor of the same kind (what the words hold otherwise is no result, as on a real channel).
+  void vote(std::vector<uint64_t>& words, size_t and_words,
+            const control::VoteFold& fold) override {
+    if (rank_ == 0) ++hub_.votes;
+    const std::string spec = std::to_string(fold.count) + "/" +
+                             std::to_string(static_cast<int>(fold.dtype)) + "/" +
+                             std::to_string(static_cast<int>(fold.op)) + ";";
+    std::string mine = spec;
+    mine.append(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(uint64_t));
+    const auto result = hub_.exchange(
+        rank_, std::move(mine), [&](const std::vector<std::string>& all) {
+          std::vector<uint64_t> out = words;
+          std::vector<uint64_t> theirs(words.size());
+          bool same_fold = fold.count > 0;
+          for (size_t r = 0; r < all.size(); ++r) {
+            const size_t at = all[r].find(';') + 1;
+            std::memcpy(theirs.data(), all[r].data() + at, theirs.size() * sizeof(uint64_t));
+            same_fold = same_fold && all[r].compare(0, at, spec) == 0;
+            if (r == 0) {
+              out = theirs;
+              continue;
+            }
+            for (size_t i = 0; i < and_words; ++i) out[i] &= theirs[i];
+            if (same_fold) {
+              reduce_into(out.data() + and_words, theirs.data() + and_words, fold.count,
+                          fold.dtype, fold.op);
+            }
+          }
+          return std::vector<std::string>{
+              std::string(reinterpret_cast<const char*>(out.data()), out.size() * sizeof(uint64_t))};
+        });
+    std::memcpy(words.data(), result[0].data(), words.size() * sizeof(uint64_t));
   }
 
  private:

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstring>
 #include <iostream>
 #include <utility>
 
@@ -38,56 +37,63 @@ void Controller::inspect_stalls() {
   }
 }
 
-Controller::Vote Controller::sort_requests(std::vector<Request> requests) const {
+Controller::Vote Controller::sort_requests(std::vector<Request> requests) {
   Vote vote;
+  vote.hits.reserve(requests.size());  // usually all of them, in steady state
+  vote.hit_bits.reserve(requests.size());
   for (Request& r : requests) {
-    switch (cache_.lookup(r)) {
+    const ResponseCache::Found found = cache_.find(r);
+    switch (found.state) {
       case ResponseCache::State::kHit:
         vote.hits.push_back(std::move(r));
+        vote.hit_bits.push_back(found.bit);
         break;
       case ResponseCache::State::kInvalid:
-        vote.invalid_bits.push_back(cache_.bit_of(r.name));
-        vote.uncached.push_back(std::move(r));
+        vote.invalid_bits.push_back(found.bit);
+        add_uncached(vote, std::move(r));
         break;
       case ResponseCache::State::kMiss:
-        vote.uncached.push_back(std::move(r));
+        add_uncached(vote, std::move(r));
         break;
     }
   }
   return vote;
 }
 
+void Controller::add_uncached(Vote& vote, Request r) {
+  // A join is negotiated like an uncached request, but is not a tensor to cache.
+  if (r.type != OpType::kJoin) negotiating_[r.name] = r;
+  vote.uncached.push_back(std::move(r));
+}
+
 // Reads the vote: runs the hits that are ready everywhere, erases what some rank found invalid
 // (its hits here must then be negotiated again), keeps the rest waiting. Runs every cycle, so it
 // looks at this rank's hits, not at every bit of the cache.
-std::vector<Response> Controller::take_cache_ready(const std::vector<uint8_t>& votes, Vote& vote,
-                                                   bool all_joined) {
-  const size_t capacity = cache_.capacity();
-  // The same bits on every rank, and usually none: found by scanning for zero bytes. memchr,
-  // not std::find: libstdc++'s find compares byte by byte, and this runs every cycle over the
-  // whole capacity (8% of a cached 8-byte allreduce on one rank, under perf).
-  const uint8_t* const first = votes.data() + capacity;
-  const uint8_t* const last = first + capacity;
-  for (const void* at = std::memchr(first, 0, capacity); at != nullptr;) {
-    const uint8_t* zero = static_cast<const uint8_t*>(at);
-    cache_.erase(static_cast<size_t>(zero - first));
-    at = std::memchr(zero + 1, 0, static_cast<size_t>(last - zero - 1));
-  }
+std::vector<Response> Controller::take_cache_ready(Vote& vote, bool all_joined) {
+  // The same bits on every rank, and usually none.
+  const std::vector<size_t> invalid = votes_.invalid_bits();
+  for (size_t bit : invalid) cache_.erase(bit);
   std::vector<size_t> ready_bits;
   if (joined_ && !all_joined) {
     // This rank voted for every bit, so a bit that survived is one every active rank has ready:
     // run it, with zeros for this rank where it has no request of its own.
-    for (size_t bit = 0; bit < capacity; ++bit) {
-      if (votes[bit] != 0 && cache_.holds(bit)) ready_bits.push_back(bit);
+    for (size_t bit : cache_.bits()) {
+      if (votes_.hit(bit)) ready_bits.push_back(bit);
     }
   }
-  for (Request& r : vote.hits) {
-    if (cache_.lookup(r) != ResponseCache::State::kHit) {
-      vote.uncached.push_back(std::move(r));  // its entry was erased this cycle
-      continue;
+  const bool erased = !invalid.empty();
+  for (size_t i = 0; i < vote.hits.size(); ++i) {
+    Request& r = vote.hits[i];
+    size_t bit = vote.hit_bits[i];
+    if (erased) {  // the bits of sort_requests() hold unless an entry was erased since
+      const ResponseCache::Found found = cache_.find(r);
+      if (found.state != ResponseCache::State::kHit) {
+        add_uncached(vote, std::move(r));  // its entry was erased this cycle
+        continue;
+      }
+      bit = found.bit;
     }
-    const size_t bit = cache_.bit_of(r.name);
-    if (votes[bit] != 0 && !all_joined) {
+    if (votes_.hit(bit) && !all_joined) {
       if (!joined_) ready_bits.push_back(bit);  // a joined rank has it from the scan above
     } else {
       waiting_.push_back(std::move(r));
@@ -101,21 +107,35 @@ std::vector<Response> Controller::take_cache_ready(const std::vector<uint8_t>& v
   return ready;
 }
 
-bool Controller::vote_as_joined(std::vector<uint8_t>& votes) const {
-  const size_t capacity = cache_.capacity();
+bool Controller::vote_as_joined() {
   bool invalidated = false;
   for (size_t bit : cache_.bits()) {
     const Response& r = cache_.peek(bit);
     if (can_run_with_joined(r.type, r.op, r.device)) {
-      votes[bit] = 1;
+      votes_.set_hit(bit);
     } else {
       // Back to negotiation, where the coordinator fails it with the joined ranks named;
       // waiting for this rank's bit instead would hang the ranks that submitted it.
-      votes[capacity + bit] = 0;
+      votes_.set_invalid(bit);
       invalidated = true;
     }
   }
   return invalidated;
+}
+
+VoteFold Controller::offer_fold(const Vote& vote, bool want_shutdown, const FoldInput& fold) {
+  // Only a cycle whose one tensor this is: with others beside it, they run anyway, and so
+  // would it, fused with them. A joined rank takes part in others' tensors: it never folds.
+  if (!fold || vote.hits.size() != 1 || !vote.uncached.empty() || !vote.invalid_bits.empty() ||
+      joined_ || want_shutdown) {
+    return {};
+  }
+  const size_t bit = vote.hit_bits[0];
+  const Response& r = cache_.peek(bit);
+  if (!can_fold(r) || fold_bytes(r) > votes_.data_bytes()) return {};
+  if (!fold(r, vote.hits[0], votes_.fold_data())) return {};
+  votes_.set_fold(bit);
+  return VoteFold{static_cast<size_t>(r.counts[0]), r.dtype, r.op};
 }
 
 void Controller::add_join_responses(std::vector<Response>& responses) {
@@ -166,56 +186,62 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
     if (r.kind == Response::Kind::kRun && r.type == OpType::kJoin) joined_ = false;
     // A joined rank has no request to cache a with_joined response with; so nobody caches it.
     if (r.kind != Response::Kind::kRun || r.type == OpType::kJoin || r.with_joined) continue;
-    const auto it = mine_.find(r.names.at(0));
-    HVD_CHECK(it != mine_.end(), "negotiated tensor '", r.names[0], "' was never requested here");
+    const auto it = negotiating_.find(r.names.at(0));
+    HVD_CHECK(it != negotiating_.end(), "negotiated tensor '", r.names[0],
+              "' was never requested here");
     cache_.put(r, it->second);
   }
   return negotiated;
 }
 
-CycleResult Controller::run_cycle(std::vector<Request> fresh, bool want_shutdown) {
+CycleResult Controller::run_cycle(std::vector<Request> fresh, bool want_shutdown,
+                                  const FoldInput& fold) {
   for (const Request& r : fresh) {
-    // A join is negotiated like an uncached request, but is not a tensor of this rank's.
-    if (r.type == OpType::kJoin) {
-      joined_ = true;
-    } else {
-      mine_[r.name] = r;
-    }
+    if (r.type == OpType::kJoin) joined_ = true;
   }
-  std::vector<Request> requests = std::move(waiting_);
-  waiting_.clear();
-  requests.insert(requests.end(), std::make_move_iterator(fresh.begin()),
-                  std::make_move_iterator(fresh.end()));
+  std::vector<Request> requests = std::move(fresh);
+  if (!waiting_.empty()) {
+    // Those that waited first, as they came before the fresh ones.
+    requests.insert(requests.begin(), std::make_move_iterator(waiting_.begin()),
+                    std::make_move_iterator(waiting_.end()));
+    waiting_.clear();
+  }
   Vote vote = sort_requests(std::move(requests));
 
-  // [hit bits | NOT invalid bits | NOT has-uncached | NOT wants-shutdown | joined], AND-ed
-  // over ranks.
-  const size_t capacity = cache_.capacity();
-  std::vector<uint8_t>& votes = votes_;
-  votes.assign(2 * capacity + 3, 0);
-  std::fill(votes.begin() + static_cast<std::ptrdiff_t>(capacity),
-            votes.begin() + static_cast<std::ptrdiff_t>(2 * capacity), uint8_t{1});
-  for (const Request& r : vote.hits) votes[cache_.bit_of(r.name)] = 1;
-  for (size_t bit : vote.invalid_bits) votes[capacity + bit] = 0;
-  votes[2 * capacity] = vote.uncached.empty() ? 1 : 0;
-  votes[2 * capacity + 1] = want_shutdown ? 0 : 1;
-  votes[2 * capacity + 2] = joined_ ? 1 : 0;
-  if (joined_ && vote_as_joined(votes)) votes[2 * capacity] = 0;
-  channel_.bit_and(votes);
+  // The data part only once something is cached: before that, no tensor can fold.
+  votes_.reset(cache_.span(), cache_.size() > 0 ? kFoldBytes : 0);
+  for (size_t bit : vote.hit_bits) votes_.set_hit(bit);
+  for (size_t bit : vote.invalid_bits) votes_.set_invalid(bit);
+  bool no_uncached = vote.uncached.empty();
+  if (joined_ && vote_as_joined()) no_uncached = false;
+  votes_.set_flag(CacheVote::kNoUncached, no_uncached);
+  votes_.set_flag(CacheVote::kNoShutdown, !want_shutdown);
+  votes_.set_flag(CacheVote::kJoined, joined_);
+  const VoteFold reduce = offer_fold(vote, want_shutdown, fold);
+  channel_.vote(votes_.words(), votes_.and_words(), reduce);
 
   CycleResult result;
-  result.shutdown = votes[2 * capacity + 1] == 0;
+  result.shutdown = !votes_.flag(CacheVote::kNoShutdown);
   result.joined = joined_;
-  std::vector<Response> ready = take_cache_ready(votes, vote, votes[2 * capacity + 2] != 0);
-  if (votes[2 * capacity] == 0) {
+  std::vector<Response> ready = take_cache_ready(vote, votes_.flag(CacheVote::kJoined));
+  if (!votes_.flag(CacheVote::kNoUncached)) {
     result.negotiated = true;
     std::vector<Response> negotiated = negotiate(vote.uncached);
-    ready.insert(ready.end(), negotiated.begin(), negotiated.end());
+    for (const Response& r : negotiated) {
+      for (const std::string& name : r.names) negotiating_.erase(name);
+    }
+    ready.insert(ready.end(), std::make_move_iterator(negotiated.begin()),
+                 std::make_move_iterator(negotiated.end()));
   } else {
     HVD_CHECK(vote.uncached.empty(), "uncached requests after a vote that saw none");
   }
-  for (const Response& r : ready) {
-    for (const std::string& name : r.names) mine_.erase(name);
+  if (const std::optional<size_t> bit = votes_.folded()) {
+    // Every rank folded this tensor, its only one pending: it is all this cycle runs.
+    HVD_CHECK(ready.size() == 1 && ready[0].names == cache_.peek(*bit).names,
+              "a folded vote with ", ready.size(), " responses ready");
+    result.folded = std::move(ready[0]);
+    result.folded_data = votes_.fold_data();
+    ready.clear();
   }
   if (options_.stall_check && channel_.rank() == options_.coordinator) inspect_stalls();
   result.responses = plan_fusion(std::move(ready), options_.fusion_threshold_bytes);

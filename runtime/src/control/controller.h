@@ -6,10 +6,13 @@
 //  1. Each rank looks up the requests enqueued since the last cycle (and those still waiting
 //     from earlier cycles) in its ResponseCache: a hit sets that entry's bit, a name cached with
 //     other properties is "invalid", anything else is uncached.
-//  2. One bit_and over [hit bits | NOT invalid bits | NOT has-uncached | NOT wants-shutdown]:
-//     a hit bit that survives is ready on every rank; an invalid bit that falls is erased from
-//     every cache; the flags become "some rank has uncached requests" and "some rank wants to
-//     shut down" (OR by De Morgan). In steady state this is the only communication of a cycle.
+//  2. One vote (cache_vote.h), AND-ing [hit bits | NOT invalid bits | NOT has-uncached |
+//     NOT wants-shutdown], packed in words over the cache's bits in use: a hit bit that survives
+//     is ready on every rank; an invalid bit that falls is erased from every cache; the flags
+//     become "some rank has uncached requests" and "some rank wants to shut down" (OR by De
+//     Morgan). In steady state this is the only communication of a cycle; and when a rank's
+//     one pending tensor is a small cached allreduce, its data rides on the vote too
+//     (vote_fold.h), and the cycle is that tensor's only collective.
 //  3. Only if some rank has uncached requests: they are gathered at the coordinator, which
 //     adds them to its MessageTable; the names now requested by every rank become Responses
 //     (or errors when the ranks disagree), broadcast to all ranks and put into every cache.
@@ -20,7 +23,7 @@
 //     and so are the caches, because every rank makes the same cache calls in the same order.
 // Requests that are not ready stay with the controller for the next cycle.
 //
-// hvd.join() (control/join_rules.h) adds one byte to the vote, "this rank has joined", AND-ed
+// hvd.join() (control/join_rules.h) adds one flag to the vote, "this rank has joined", AND-ed
 // into "every rank has joined": that is the cycle in which the coordinator completes the join,
 // and in it no cache hit runs, since every rank voted for every bit.
 //
@@ -32,15 +35,18 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "control/cache_vote.h"
 #include "control/channel.h"
 #include "control/message.h"
 #include "control/message_table.h"
 #include "control/response_cache.h"
 #include "control/stall_inspector.h"
+#include "control/vote_fold.h"
 
 namespace hvd::control {
 
@@ -64,36 +70,47 @@ struct CycleResult {
   /// This rank had joined (hvd.join) during the cycle: responses may name tensors it never
   /// submitted, for which it contributes zeros.
   bool joined = false;
+  /// A tensor that rode on the vote (vote_fold.h), not in `responses`: its data reduced over
+  /// all ranks (before postscale or averaging) is at folded_data, valid until the next cycle.
+  std::optional<Response> folded;
+  const void* folded_data = nullptr;
 };
 
 class Controller {
  public:
   Controller(Channel& channel, ControllerOptions options);
 
-  /// `fresh`: requests enqueued on this rank since the last cycle. Throws what the channel
-  /// throws (a dead peer), and at the coordinator BackendError for a peer's request that names
-  /// another rank; the caller fails its pending work with it.
-  CycleResult run_cycle(std::vector<Request> fresh, bool want_shutdown);
+  /// `fresh`: requests enqueued on this rank since the last cycle. `fold`: where this rank's
+  /// data of a tensor that may ride on the vote comes from; empty, never. Throws what the
+  /// channel throws (a dead peer), and at the coordinator BackendError for a peer's request
+  /// that names another rank; the caller fails its pending work with it.
+  CycleResult run_cycle(std::vector<Request> fresh, bool want_shutdown,
+                        const FoldInput& fold = {});
 
   /// Coordinator only: names some ranks have asked for while others have not, with the ranks
   /// that have (what the stall inspector watches).
   std::map<std::string, std::vector<int>> pending() const { return table_.pending(); }
   /// This rank's requests that have not run yet.
-  size_t in_flight() const { return mine_.size(); }
+  size_t in_flight() const { return negotiating_.size() + waiting_.size(); }
   /// This rank called join() and the join has not completed.
   bool joined() const { return joined_; }
 
  private:
   struct Vote {
     std::vector<Request> hits, uncached;
+    std::vector<size_t> hit_bits;  // hits[i]'s bit at hit_bits[i]
     std::vector<size_t> invalid_bits;
   };
-  Vote sort_requests(std::vector<Request> requests) const;
-  std::vector<Response> take_cache_ready(const std::vector<uint8_t>& votes, Vote& vote,
-                                         bool all_joined);
+  Vote sort_requests(std::vector<Request> requests);
+  // An uncached request, kept until its negotiated response comes back (it is cached with it).
+  void add_uncached(Vote& vote, Request r);
+  std::vector<Response> take_cache_ready(Vote& vote, bool all_joined);
   // A joined rank's vote on the cached entries it has no requests for; true when it marked
   // some invalid (which needs a negotiation in this cycle).
-  bool vote_as_joined(std::vector<uint8_t>& votes) const;
+  bool vote_as_joined();
+  // Puts this rank's one pending tensor on the vote when it can ride there (vote_fold.h);
+  // returns how the channel reduces it (count 0: no fold).
+  VoteFold offer_fold(const Vote& vote, bool want_shutdown, const FoldInput& fold);
   std::vector<Response> negotiate(const std::vector<Request>& uncached);
   // Coordinator: the responses the joins of this cycle made ready, and the join's own.
   void add_join_responses(std::vector<Response>& responses);
@@ -105,9 +122,11 @@ class Controller {
   MessageTable table_;  // used on the coordinator only
   SteadyClock steady_clock_;
   StallInspector stall_;                           // used on the coordinator only
-  std::vector<Request> waiting_;                   // cache hits not yet ready on every rank
-  std::unordered_map<std::string, Request> mine_;  // everything this rank has in flight, by name
-  std::vector<uint8_t> votes_;  // run_cycle()'s vote, kept to reuse its memory every cycle
+  std::vector<Request> waiting_;  // cache hits not yet ready on every rank
+  // This rank's requests sent to the coordinator and not answered yet, by name. Cache hits are
+  // not kept here: in steady state a tensor costs no copy of its request and no map insert.
+  std::unordered_map<std::string, Request> negotiating_;
+  CacheVote votes_;             // run_cycle()'s vote, kept to reuse its memory every cycle
   bool joined_ = false;         // this rank called join() and the join has not completed
 };
 

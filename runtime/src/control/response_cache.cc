@@ -20,9 +20,15 @@ ResponseCache::ResponseCache(size_t capacity) : capacity_(capacity), slots_(capa
 }
 
 ResponseCache::State ResponseCache::lookup(const Request& request) const {
+  return find(request).state;
+}
+
+ResponseCache::Found ResponseCache::find(const Request& request) const {
   const auto it = by_name_.find(request.name);
-  if (it == by_name_.end()) return State::kMiss;
-  return same_properties(slots_[it->second].request, request) ? State::kHit : State::kInvalid;
+  if (it == by_name_.end()) return {};
+  const State state =
+      same_properties(slots_[it->second].request, request) ? State::kHit : State::kInvalid;
+  return {state, it->second};
 }
 
 size_t ResponseCache::bit_of(const std::string& name) const {
@@ -61,6 +67,7 @@ void ResponseCache::put(const Response& response, const Request& request) {
   lru_.push_front(bit);
   slots_[bit] = Slot{response, request, lru_.begin(), true};
   by_name_[name] = bit;
+  span_ = std::max(span_, bit + 1);
 }
 
 void ResponseCache::erase(size_t bit) {
@@ -70,6 +77,7 @@ void ResponseCache::erase(size_t bit) {
   lru_.erase(s.lru);
   s = Slot{};
   free_bits_.insert(bit);
+  while (span_ > 0 && !slots_[span_ - 1].used) --span_;
 }
 
 std::vector<size_t> ResponseCache::bits() const {

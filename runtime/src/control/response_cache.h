@@ -32,6 +32,13 @@ class ResponseCache {
   /// cached with different ones (the entry must be erased on every rank), else kMiss.
   State lookup(const Request& request) const;
 
+  /// lookup() and, unless kMiss, the name's bit (one hash of the name, not two).
+  struct Found {
+    State state = State::kMiss;
+    size_t bit = 0;
+  };
+  Found find(const Request& request) const;
+
   /// The bit of a cached name. Only for names lookup() reported as kHit or kInvalid.
   size_t bit_of(const std::string& name) const;
   /// The response cached at `bit`; marks it most recently used.
@@ -49,6 +56,9 @@ class ResponseCache {
 
   size_t capacity() const { return capacity_; }
   size_t size() const { return by_name_.size(); }
+  /// One past the highest bit in use (0 when empty). The same on every rank, as the caches
+  /// are: the cache vote needs only this many bits, not capacity().
+  size_t span() const { return span_; }
   /// Bits in use, ascending: the order in which cached responses run when several are ready.
   std::vector<size_t> bits() const;
 
@@ -66,6 +76,7 @@ class ResponseCache {
   // Ordered, so the lowest free bit goes first (identically on every rank) at O(log n) per
   // put or erase: re-sorting a vector on every erase cost 20 us at the default capacity.
   std::set<size_t> free_bits_;
+  size_t span_ = 0;
 };
 
 /// The request properties that must match for a cached response to be reused.

@@ -2,8 +2,10 @@
 #include "core/executor.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "backends/copy_plan.h"
+#include "control/vote_fold.h"
 #include "hvd/error.h"
 
 namespace hvd::core {
@@ -91,6 +93,32 @@ void Executor::allreduce(Lane& lane, const control::Response& r,
     lane.backend->allreduce(e.output, backend_op(r.op));
     scale_after(lane, r, e.output);
   });
+}
+
+bool Executor::fold_input(const control::Response& r, const BufferView& input, void* dst) {
+  if (!input.device.is_cpu() || input.dtype != r.dtype || input.bytes() != control::fold_bytes(r)) {
+    return false;
+  }
+  Lane* lane = nullptr;
+  try {
+    lane = &lanes_.select(input.device, r.dtype, backend_op(r.op));
+  } catch (const ConfigError&) {
+    return false;
+  }
+  std::memcpy(dst, input.data, input.bytes());
+  scale_before(*lane, r, BufferView{dst, input.count, input.dtype, input.device});
+  return true;
+}
+
+void Executor::complete_folded(const control::Response& r, std::vector<TensorEntry> entries,
+                               const void* reduced) {
+  HVD_CHECK(entries.size() == 1 && entries[0].output.bytes() == control::fold_bytes(r),
+            "a folded allreduce of ", entries.size(), " tensors");
+  const BufferView& out = entries[0].output;
+  std::memcpy(out.data, reduced, out.bytes());
+  // The lane fold_input() found for this tensor, which only scales host memory here.
+  scale_after(lanes_.select(out.device, r.dtype, backend_op(r.op)), r, out);
+  complete_entries(entries, Status());
 }
 
 void Executor::allreduce_fused(Lane& lane, const control::Response& r,

@@ -35,6 +35,16 @@ class Executor {
   void run(const control::Response& response, std::vector<TensorEntry> entries,
            TimelineGroup group = {});
 
+  /// A small cached allreduce riding on the cache vote (control/vote_fold.h): writes this
+  /// rank's contribution, `input` prescaled, to `dst`, as run() would reduce it. False when the
+  /// tensor cannot ride there: not in host memory, or not one the host lane takes (whose
+  /// error run() then reports).
+  bool fold_input(const control::Response& r, const BufferView& input, void* dst);
+  /// Completes a folded tensor (one entry) from `reduced`, the vote's result: copied to the
+  /// output, then averaged and postscaled as run() does.
+  void complete_folded(const control::Response& r, std::vector<TensorEntry> entries,
+                       const void* reduced);
+
   /// Records the fusion copies and backend calls of every tensor on `timeline` (may be null).
   void set_timeline(TimelineWriter* timeline) { timeline_ = timeline; }
 

@@ -297,7 +297,22 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh
     for (const control::Request& r : fresh) negotiating.add(r.name, r.dtype, r.shape);
     executors_timeline_->begin_with_args(negotiating.finish(), timeline_phase::kNegotiate);
   }
-  const control::CycleResult result = set.controller.run_cycle(std::move(fresh), want_shutdown);
+  // A small cached allreduce may ride on the vote (control/vote_fold.h); its data is read from
+  // the queue, where its entry stays until the vote says whether every rank folded it.
+  const control::FoldInput fold = [this, &set](const control::Response& r,
+                                               const control::Request& mine, void* dst) {
+    const std::optional<BufferView> input = queue_.input_of(set.id, mine.name);
+    return input && set.executor.fold_input(r, *input, dst);
+  };
+  const control::CycleResult result =
+      set.controller.run_cycle(std::move(fresh), want_shutdown, fold);
+  if (result.folded) {
+    const control::Response& r = *result.folded;
+    if (executors_timeline_) {
+      executors_timeline_->end(executors_timeline_->group(r.names), timeline_phase::kNegotiate);
+    }
+    set.executor.complete_folded(r, queue_.take(set.id, r.names), result.folded_data);
+  }
   for (const control::Response& r : result.responses) {
     // The response's tensor list goes on the timeline once; its phases refer to it.
     TimelineGroup group;

@@ -130,6 +130,13 @@ std::vector<TensorEntry> TensorQueue::take(int process_set, const std::vector<st
   return out;
 }
 
+std::optional<BufferView> TensorQueue::input_of(int process_set, const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = entries_.find(Key{process_set, name});
+  if (it == entries_.end()) return std::nullopt;
+  return it->second.input;
+}
+
 std::optional<TensorEntry> TensorQueue::take_if_queued(int process_set, const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = entries_.find(Key{process_set, name});

@@ -106,6 +106,10 @@ class TensorQueue {
   /// Removes and returns the entry of `name` in `process_set`, or nothing when this rank has
   /// none (a joined rank's view of a tensor the others submitted).
   std::optional<TensorEntry> take_if_queued(int process_set, const std::string& name);
+  /// The input of the queued entry of `name` in `process_set`, left queued; nothing when there
+  /// is none. Only the thread that takes entries may use it (the caller's buffer stays put
+  /// until its entry is taken and completed).
+  std::optional<BufferView> input_of(int process_set, const std::string& name) const;
   /// Completes every entry with `status` and refuses later adds with it.
   void fail_all(const Status& status);
   /// Completes the entries of `process_set` with `status` (the set was removed); later adds to

@@ -5,6 +5,8 @@
 #include <cstdint>
 
 #include "backends/ring/collectives.h"
+#include "backends/ring/ring_peers.h"
+#include "common/reduce_kernels.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
@@ -96,9 +98,44 @@ std::string TransportChannel::broadcast(const std::string& bytes, int root) {
   return out;
 }
 
-void TransportChannel::bit_and(std::vector<uint8_t>& bits) {
-  backends::ring::allreduce(t_, BufferView{bits.data(), bits.size(), DataType::kUInt8, {}},
-                            ReduceOp::kMin);
+void TransportChannel::vote(std::vector<uint64_t>& words, size_t and_words,
+                            const control::VoteFold& fold) {
+  const int n = t_.size();
+  const int r = t_.rank();
+  HVD_CHECK(and_words <= words.size() &&
+                fold.count * dtype_size(fold.dtype) <= (words.size() - and_words) * 8,
+            "vote of ", words.size(), " words: ", and_words, " to AND and ", fold.count,
+            " elements to reduce");
+  if (n == 1 || words.empty()) return;
+  const size_t bytes = words.size() * sizeof(uint64_t);
+  received_.resize(words.size());
+  // words = words op received, the order in which the ring's allreduce_doubling() reduces.
+  const auto combine = [&] {
+    for (size_t i = 0; i < and_words; ++i) words[i] &= received_[i];
+    if (fold.count > 0) {
+      reduce_into(words.data() + and_words, received_.data() + and_words, fold.count, fold.dtype,
+                  fold.op);
+    }
+  };
+  // The ranks past the largest power of two p pair up first (the even one hands its words to
+  // the odd one) and get the result back last; the others exchange with partners 1, 2, 4, ...
+  const int p = backends::ring::largest_power_of_two(n);
+  const int extra = n - p;
+  if (r < 2 * extra && r % 2 == 0) {
+    t_.send(r + 1, words.data(), bytes);
+    t_.recv(r + 1, words.data(), bytes);
+    return;
+  }
+  if (r < 2 * extra) {
+    t_.recv(r - 1, received_.data(), bytes);
+    combine();
+  }
+  for (int mask = 1; mask < p; mask *= 2) {
+    const int peer = backends::ring::doubling_partner(r, n, mask);
+    t_.send_recv(peer, words.data(), bytes, peer, received_.data(), bytes);
+    combine();
+  }
+  if (r < 2 * extra) t_.send(r - 1, words.data(), bytes);
 }
 
 }  // namespace hvd::core

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "backends/ring/transport.h"
 #include "control/channel.h"
@@ -34,12 +35,15 @@ class TransportChannel : public control::Channel {
   std::vector<std::string> gather(const std::string& mine, int root) override;
   /// Throws BackendError when root announces more than kMaxControlTotalBytes.
   std::string broadcast(const std::string& bytes, int root) override;
-  /// One latency-optimised allreduce (kMin over 0/1 bytes is AND): the steady-state cycle.
-  void bit_and(std::vector<uint8_t>& bits) override;
+  /// Recursive doubling, as the ring's small allreduce (so a folded tensor's result is the one
+  /// the ring backend would give, bit for bit), combining the two parts of each message here.
+  void vote(std::vector<uint64_t>& words, size_t and_words,
+            const control::VoteFold& fold) override;
 
  private:
   std::unique_ptr<backends::ring::Transport> owned_;
   backends::ring::Transport& t_;
+  std::vector<uint64_t> received_;  // vote()'s peer words, kept to reuse their memory
 };
 
 }  // namespace hvd::core

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <map>
@@ -230,7 +231,7 @@ class ScriptedPeerChannel final : public control::Channel {
     return {mine, peer_bytes_};
   }
   std::string broadcast(const std::string& bytes, int) override { return bytes; }
-  void bit_and(std::vector<uint8_t>&) override {}
+  void vote(std::vector<uint64_t>&, size_t, const control::VoteFold&) override {}
 
  private:
   std::string peer_bytes_;
@@ -254,4 +255,136 @@ TEST_CASE("controller: a peer's request that claims another rank is refused, nam
     REQUIRE(result.responses.size() == 1);
     CHECK(result.responses[0].kind == control::Response::Kind::kRun);
   }
+}
+
+namespace {
+
+// This rank's side of folding (control/vote_fold.h): every element of a float32 tensor is
+// rank + 1; `refuse` says the tensor cannot fold here (as for a GPU tensor).
+struct FoldSource {
+  int rank = 0;
+  bool refuse = false;
+  int calls = 0;
+  control::FoldInput input() {
+    return [this](const control::Response& r, const control::Request&, void* dst) {
+      ++calls;
+      if (refuse) return false;
+      const std::vector<float> mine(static_cast<size_t>(r.counts.at(0)),
+                                    static_cast<float>(rank + 1));
+      std::memcpy(dst, mine.data(), control::fold_bytes(r));
+      return true;
+    };
+  }
+};
+
+std::vector<float> folded_floats(const control::CycleResult& result) {
+  REQUIRE(result.folded.has_value());
+  std::vector<float> out(static_cast<size_t>(result.folded->counts.at(0)));
+  std::memcpy(out.data(), result.folded_data, out.size() * sizeof(float));
+  return out;
+}
+
+std::vector<std::string> names_of(const std::vector<control::Response>& responses) {
+  std::vector<std::string> names;
+  for (const control::Response& r : responses) names.insert(names.end(), r.names.begin(), r.names.end());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("controller: a lone small cached allreduce rides on the vote, one collective") {
+  for (int size = 1; size <= 8; ++size) {
+    CAPTURE(size);
+    FakeChannelHub hub(size);
+    const float sum = static_cast<float>(size * (size + 1) / 2);
+    spawn(size, hub, {}, [&](int rank, control::Controller& c) {
+      FoldSource source{rank};
+      // First: negotiated (nothing cached yet), run as a response.
+      const control::CycleResult first = c.run_cycle({request(rank, "x")}, false, source.input());
+      CHECK(names_of(first.responses) == std::vector<std::string>{"x"});
+      CHECK_FALSE(first.folded.has_value());
+      // The hub's counts are rank 0's to keep and read.
+      const long gathers = rank == 0 ? hub.gathers : 0, votes = rank == 0 ? hub.votes : 0;
+      for (int step = 0; step < 3; ++step) {
+        const control::CycleResult next = c.run_cycle({request(rank, "x")}, false, source.input());
+        CHECK(next.responses.empty());
+        REQUIRE(next.folded.has_value());
+        CHECK(next.folded->names == std::vector<std::string>{"x"});
+        CHECK(folded_floats(next) == std::vector<float>(16, sum));
+        CHECK(c.in_flight() == 0);
+      }
+      if (rank == 0) {
+        CHECK(hub.gathers == gathers);
+        CHECK(hub.votes == votes + 3);
+      }
+    });
+  }
+}
+
+TEST_CASE("controller: a rank without the tensor ready: no fold anywhere, and later it runs") {
+  FakeChannelHub hub(3);
+  spawn(3, hub, {}, [&](int rank, control::Controller& c) {
+    FoldSource source{rank};
+    c.run_cycle({request(rank, "x")}, false, source.input());
+    std::vector<control::Request> fresh;
+    if (rank != 2) fresh.push_back(request(rank, "x"));
+    const control::CycleResult waiting = c.run_cycle(fresh, false, source.input());
+    CHECK_FALSE(waiting.folded.has_value());
+    CHECK(waiting.responses.empty());
+    // Rank 2 catches up; the others' x waited with the controller, and now folds.
+    fresh.clear();
+    if (rank == 2) fresh.push_back(request(rank, "x"));
+    const control::CycleResult caught_up = c.run_cycle(fresh, false, source.input());
+    CHECK(caught_up.responses.empty());
+    CHECK(folded_floats(caught_up) == std::vector<float>(16, 6.0f));
+  });
+}
+
+TEST_CASE("controller: a rank that cannot fold, or two tensors pending, run the normal way") {
+  FakeChannelHub hub(3);
+  spawn(3, hub, {}, [&](int rank, control::Controller& c) {
+    FoldSource source{rank};
+    c.run_cycle({request(rank, "x"), request(rank, "y")}, false, source.input());
+    CHECK(source.calls == 0);  // nothing cached yet
+    // Two cached tensors pending: never folded, fused as before.
+    const control::CycleResult two =
+        c.run_cycle({request(rank, "x"), request(rank, "y")}, false, source.input());
+    CHECK(source.calls == 0);
+    CHECK_FALSE(two.folded.has_value());
+    CHECK(names_of(two.responses) == std::vector<std::string>{"x", "y"});
+    // Rank 1 cannot fold x: every rank runs it as a response.
+    source.refuse = rank == 1;
+    const control::CycleResult refused = c.run_cycle({request(rank, "x")}, false, source.input());
+    CHECK(source.calls == 1);
+    CHECK_FALSE(refused.folded.has_value());
+    CHECK(names_of(refused.responses) == std::vector<std::string>{"x"});
+    // A mixed cycle: rank 0 has y only (it would fold), the others x and y.
+    source.refuse = false;
+    std::vector<control::Request> fresh{request(rank, "y")};
+    if (rank != 0) fresh.push_back(request(rank, "x"));
+    const control::CycleResult mixed = c.run_cycle(fresh, false, source.input());
+    CHECK_FALSE(mixed.folded.has_value());
+    CHECK(names_of(mixed.responses) == std::vector<std::string>{"y"});
+    // x waits on rank 1 and 2 until rank 0 submits it.
+    const control::CycleResult last =
+        c.run_cycle(rank == 0 ? std::vector<control::Request>{request(rank, "x")}
+                              : std::vector<control::Request>{},
+                    false, source.input());
+    CHECK(folded_floats(last) == std::vector<float>(16, 6.0f));
+  });
+}
+
+TEST_CASE("controller: a tensor above kFoldBytes never rides on the vote") {
+  FakeChannelHub hub(2);
+  const int64_t elements = static_cast<int64_t>(control::kFoldBytes / sizeof(float)) + 1;
+  spawn(2, hub, {}, [&](int rank, control::Controller& c) {
+    FoldSource source{rank};
+    for (int step = 0; step < 3; ++step) {
+      const control::CycleResult r =
+          c.run_cycle({request(rank, "big", elements)}, false, source.input());
+      CHECK_FALSE(r.folded.has_value());
+      CHECK(names_of(r.responses) == std::vector<std::string>{"big"});
+    }
+    CHECK(source.calls == 0);
+  });
 }

@@ -68,3 +68,18 @@ TEST_CASE("response_cache: capacity 0 caches nothing") {
   CHECK(cache.lookup(req("a")) == control::ResponseCache::State::kMiss);
   CHECK(cache.size() == 0);
 }
+
+TEST_CASE("response_cache: the span ends past the highest bit in use") {
+  control::ResponseCache cache(200);
+  CHECK(cache.span() == 0);
+  for (int i = 0; i < 130; ++i) put(cache, "t" + std::to_string(i));
+  CHECK(cache.span() == 130);
+  cache.erase(cache.bit_of("t5"));  // a hole below the top leaves the span
+  CHECK(cache.span() == 130);
+  cache.erase(cache.bit_of("t129"));
+  CHECK(cache.span() == 129);
+  for (int i = 6; i < 129; ++i) cache.erase(cache.bit_of("t" + std::to_string(i)));
+  CHECK(cache.span() == 5);  // down past the hole at 5
+  put(cache, "again");       // takes the lowest free bit, 5
+  CHECK(cache.span() == 6);
+}
