@@ -281,7 +281,7 @@ void Executor::run_on(Lane& lane, const control::Response& r, std::vector<Tensor
   complete_entries(entries, Status());
 }
 
-void Executor::run(const control::Response& r, std::vector<TensorEntry> entries,
+void Executor::run(const control::Response& r, std::vector<TensorEntry>& entries,
                    TimelineGroup group) {
   // The caller's group names the response's tensors; entries lacking one of them need their own.
   group_ = entries.size() == r.names.size() ? group : TimelineGroup{};

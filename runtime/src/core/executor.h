@@ -32,7 +32,8 @@ class Executor {
   /// failure is thrown after failing these handles, so that the loop can stop.
   /// `group`: the response's tensors on the timeline (TimelineWriter::group()), recorded once
   /// per response by the caller; made here from the entries when not given.
-  void run(const control::Response& response, std::vector<TensorEntry> entries,
+  /// `entries` stay with the caller (completed), which reuses the vector.
+  void run(const control::Response& response, std::vector<TensorEntry>& entries,
            TimelineGroup group = {});
 
   /// Records the fusion copies and backend calls of every tensor on `timeline` (may be null).
