@@ -96,8 +96,12 @@ void Executor::allreduce(Lane& lane, const control::Response& r,
 void Executor::allreduce_fused(Lane& lane, const control::Response& r,
                                std::vector<TensorEntry>& entries) {
   if (lane.backend->reduces_pieces()) return allreduce_pieces(lane, r, entries);
-  std::vector<size_t> sizes;
-  std::vector<BufferView> inputs, outputs;
+  std::vector<size_t>& sizes = sizes_;
+  std::vector<BufferView>& inputs = inputs_;
+  std::vector<BufferView>& outputs = outputs_;
+  sizes.clear();
+  inputs.clear();
+  outputs.clear();
   for (const TensorEntry& e : entries) {
     sizes.push_back(e.input.bytes());
     inputs.push_back(e.input);
@@ -125,9 +129,10 @@ void Executor::allreduce_pieces(Lane& lane, const control::Response& r,
                                 std::vector<TensorEntry>& entries) {
   // Each output is reduced where it lies, as a single tensor is: an input that is not its
   // output is copied there first (a fusion buffer would copy every tensor in and out).
-  std::vector<BufferView> outputs;
-  std::vector<backends::CopySegment> apart;
-  outputs.reserve(entries.size());
+  std::vector<BufferView>& outputs = outputs_;
+  std::vector<backends::CopySegment>& apart = apart_;
+  outputs.clear();
+  apart.clear();
   for (const TensorEntry& e : entries) {
     outputs.push_back(e.output);
     if (e.input.data != e.output.data && e.input.bytes() > 0) {

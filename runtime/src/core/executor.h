@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/lane.h"
+#include "backends/memory_ops.h"
 #include "control/message.h"
 #include "core/lane_selector.h"
 #include "core/tensor_queue.h"
@@ -66,6 +67,11 @@ class Executor {
   TimelineGroup group_;  // the running response's tensors on timeline_
   // "RING/SHM_ALLREDUCE", "NCCL_ALLREDUCE": built once per backend and operation.
   std::map<std::pair<const backends::Backend*, control::OpType>, std::string> op_phases_;
+  // A fused response's per-tensor lists, kept for their memory: fresh ones of hundreds of
+  // tensors per response are large allocations, and each makes malloc consolidate its bins.
+  std::vector<size_t> sizes_;
+  std::vector<BufferView> inputs_, outputs_;
+  std::vector<backends::CopySegment> apart_;
 };
 
 }  // namespace hvd::core
