@@ -106,6 +106,15 @@ Status TensorQueue::add_locked(std::vector<TensorEntry>& entries) {
 
 void TensorQueue::insert_locked(TensorEntry&& entry) {
   fresh_.push_back(FreshRequest{entry.process_set, entry.request});
+  if (!spare_nodes_.empty()) {
+    Entries::node_type node = std::move(spare_nodes_.back());
+    spare_nodes_.pop_back();
+    node.mapped() = std::move(entry);
+    node.key() = Key{node.mapped().process_set, node.mapped().request.name};
+    const Entries::insert_return_type put = entries_.insert(std::move(node));
+    HVD_CHECK(put.inserted, "tensor '", put.position->first.name, "' queued twice");
+    return;
+  }
   // try_emplace looks the key up before it moves the entry (whose name the key still views),
   // then the key is pointed at the name in the node, which stays where it is.
   const Key key{entry.process_set, entry.request.name};
@@ -157,8 +166,9 @@ void TensorQueue::take(int process_set, const std::vector<std::string>& names,
   for (const std::string& name : names) {
     auto it = entries_.find(Key{process_set, name});
     HVD_CHECK(it != entries_.end(), "tensor '", name, "' has no queued entry");
-    // Out of the table before the entry moves: its key views the entry's name.
-    out.push_back(std::move(entries_.extract(it).mapped()));
+    Entries::node_type node = entries_.extract(it);
+    out.push_back(std::move(node.mapped()));
+    spare_nodes_.push_back(std::move(node));
   }
 }
 

@@ -141,6 +141,7 @@ class TensorQueue {
   // The name is the entry's own (request.name of the mapped TensorEntry), not a copy: an entry
   // costs no second string. insert_locked() points it there once the entry is in its node,
   // whose address never changes; it is `mutable` for that one assignment (same text, same hash).
+  // Take an entry out of the table (extract) before moving it: its key views its name.
   struct Key {
     int process_set;
     mutable std::string_view name;
@@ -152,7 +153,11 @@ class TensorQueue {
              (static_cast<size_t>(k.process_set) * 0x9e3779b97f4a7c15ull);
     }
   };
-  std::unordered_map<Key, TensorEntry, KeyHash> entries_;
+  using Entries = std::unordered_map<Key, TensorEntry, KeyHash>;
+  Entries entries_;
+  // The nodes of taken entries (holding moved-from ones), for the next adds: a step queues as
+  // many tensors as the one before, so that steady state allocates no table node.
+  std::vector<Entries::node_type> spare_nodes_;
   std::vector<FreshRequest> fresh_;
   Status closed_;  // not ok once fail_all() ran
 };

@@ -133,10 +133,19 @@ TEST_CASE("tensor queue: long names are found, taken in any order and reusable o
   for (size_t i = 0; i < backwards.size(); ++i) CHECK(out[i + 1].request.name == backwards[i]);
   CHECK(q.size() == 0);
   CHECK_FALSE(q.take_if_queued(0, names[0]).has_value());
-  REQUIRE(q.add(entry(names[0])).ok());  // free again once taken
-  const std::optional<core::TensorEntry> back = q.take_if_queued(0, names[0]);
-  REQUIRE(back.has_value());
-  CHECK(back->request.name == names[0]);
+  // The next step: the same names again, now in the nodes of the entries taken above.
+  for (const std::string& n : names) REQUIRE(q.add(entry(n)).ok());
+  CHECK_FALSE(q.add(entry(names[299])).ok());
+  core::TensorEntry other_set = entry(names[299]);
+  other_set.process_set = 2;
+  CHECK(q.add(std::move(other_set)).ok());
+  for (size_t i = 0; i < names.size(); i += 2) {
+    const std::optional<core::TensorEntry> back = q.take_if_queued(0, names[i]);
+    REQUIRE(back.has_value());
+    CHECK(back->request.name == names[i]);
+  }
+  CHECK(q.size() == names.size() / 2 + 1);
+  CHECK(q.take(2, {names[299]}).at(0).process_set == 2);
 }
 
 TEST_CASE("tensor queue: pop_fresh into a reused buffer replaces what the buffer held") {
