@@ -62,10 +62,7 @@ Status TensorQueue::add(TensorEntry entry, bool wake) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!closed_.ok()) return closed_;
-    if (entries_.count(Key{entry.process_set, entry.request.name}) > 0) {
-      return in_flight_error(entry.request.name);
-    }
-    insert_locked(std::move(entry));
+    if (!insert_locked(entry)) return in_flight_error(entry.request.name);
     publish_fresh_locked();
   }
   notify_fresh(wake);
@@ -85,42 +82,50 @@ Status TensorQueue::add_group(std::vector<TensorEntry> entries, bool wake) {
 
 Status TensorQueue::add_locked(std::vector<TensorEntry>& entries) {
   if (!closed_.ok()) return closed_;
-  for (const TensorEntry& e : entries) {
-    if (entries_.count(Key{e.process_set, e.request.name}) > 0) {
-      return in_flight_error(e.request.name);
-    }
-  }
-  if (entries.size() > 1) {  // a name twice within one group (whose tensors share one set)
-    std::vector<std::string_view> names;
-    names.reserve(entries.size());
-    for (const TensorEntry& e : entries) names.push_back(e.request.name);
-    std::sort(names.begin(), names.end());
-    const auto twice = std::adjacent_find(names.begin(), names.end());
-    if (twice != names.end()) return in_flight_error(*twice);
-  }
+  // The inserts find the names in flight, those of this group's earlier tensors included
+  // (its tensors share one set); on the first, the group's inserts are undone.
   fresh_.reserve(fresh_.size() + entries.size());
-  for (TensorEntry& e : entries) insert_locked(std::move(e));
+  const size_t fresh_before = fresh_.size();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (insert_locked(entries[i])) continue;
+    Status refused = in_flight_error(entries[i].request.name);
+    for (size_t j = 0; j < i; ++j) {
+      const FreshRequest& f = fresh_[fresh_before + j];
+      Entries::node_type node = entries_.extract(Key{f.process_set, f.request.name});
+      entries[j] = std::move(node.mapped());
+      spare_nodes_.push_back(std::move(node));
+    }
+    fresh_.resize(fresh_before);
+    return refused;
+  }
   publish_fresh_locked();
   return Status();
 }
 
-void TensorQueue::insert_locked(TensorEntry&& entry) {
-  fresh_.push_back(FreshRequest{entry.process_set, entry.request});
+bool TensorQueue::insert_locked(TensorEntry& entry) {
   if (!spare_nodes_.empty()) {
     Entries::node_type node = std::move(spare_nodes_.back());
     spare_nodes_.pop_back();
     node.mapped() = std::move(entry);
     node.key() = Key{node.mapped().process_set, node.mapped().request.name};
-    const Entries::insert_return_type put = entries_.insert(std::move(node));
-    HVD_CHECK(put.inserted, "tensor '", put.position->first.name, "' queued twice");
-    return;
+    Entries::insert_return_type put = entries_.insert(std::move(node));
+    if (!put.inserted) {  // in flight: the entry goes back to the caller, the node to the spares
+      entry = std::move(put.node.mapped());
+      spare_nodes_.push_back(std::move(put.node));
+      return false;
+    }
+    fresh_.push_back(FreshRequest{put.position->second.process_set, put.position->second.request});
+    return true;
   }
   // try_emplace looks the key up before it moves the entry (whose name the key still views),
-  // then the key is pointed at the name in the node, which stays where it is.
-  const Key key{entry.process_set, entry.request.name};
-  const auto [it, inserted] = entries_.try_emplace(key, std::move(entry));
-  HVD_CHECK(inserted, "tensor '", key.name, "' queued twice");
+  // and leaves the entry alone when the name is in flight; the new key is pointed at the name
+  // in the node, which stays where it is.
+  const auto [it, inserted] =
+      entries_.try_emplace(Key{entry.process_set, entry.request.name}, std::move(entry));
+  if (!inserted) return false;
   it->first.name = it->second.request.name;
+  fresh_.push_back(FreshRequest{it->second.process_set, it->second.request});
+  return true;
 }
 
 void TensorQueue::wait_for_fresh(std::chrono::steady_clock::time_point deadline) {

@@ -123,8 +123,9 @@ class TensorQueue {
  private:
   // add_group() with mutex_ held: checks and queues, or returns the error.
   Status add_locked(std::vector<TensorEntry>& entries);
-  // With mutex_ held, after the checks: queues `entry`.
-  void insert_locked(TensorEntry&& entry);
+  // With mutex_ held: queues `entry` (moved from) and returns true, or returns false and leaves
+  // it as it was when its name is in flight in its set.
+  bool insert_locked(TensorEntry& entry);
   // After the lock is released: ends the loop's wait_for_fresh() when `wake`.
   void notify_fresh(bool wake) {
     if (wake) fresh_cv_.notify_one();
