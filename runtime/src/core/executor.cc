@@ -124,8 +124,12 @@ void Executor::complete_folded(const control::Response& r, std::vector<TensorEnt
 void Executor::allreduce_fused(Lane& lane, const control::Response& r,
                                std::vector<TensorEntry>& entries) {
   if (lane.backend->reduces_pieces()) return allreduce_pieces(lane, r, entries);
-  std::vector<size_t> sizes;
-  std::vector<BufferView> inputs, outputs;
+  std::vector<size_t>& sizes = sizes_;
+  std::vector<BufferView>& inputs = inputs_;
+  std::vector<BufferView>& outputs = outputs_;
+  sizes.clear();
+  inputs.clear();
+  outputs.clear();
   for (const TensorEntry& e : entries) {
     sizes.push_back(e.input.bytes());
     inputs.push_back(e.input);
@@ -153,9 +157,10 @@ void Executor::allreduce_pieces(Lane& lane, const control::Response& r,
                                 std::vector<TensorEntry>& entries) {
   // Each output is reduced where it lies, as a single tensor is: an input that is not its
   // output is copied there first (a fusion buffer would copy every tensor in and out).
-  std::vector<BufferView> outputs;
-  std::vector<backends::CopySegment> apart;
-  outputs.reserve(entries.size());
+  std::vector<BufferView>& outputs = outputs_;
+  std::vector<backends::CopySegment>& apart = apart_;
+  outputs.clear();
+  apart.clear();
   for (const TensorEntry& e : entries) {
     outputs.push_back(e.output);
     if (e.input.data != e.output.data && e.input.bytes() > 0) {
@@ -309,7 +314,7 @@ void Executor::run_on(Lane& lane, const control::Response& r, std::vector<Tensor
   complete_entries(entries, Status());
 }
 
-void Executor::run(const control::Response& r, std::vector<TensorEntry> entries,
+void Executor::run(const control::Response& r, std::vector<TensorEntry>& entries,
                    TimelineGroup group) {
   // The caller's group names the response's tensors; entries lacking one of them need their own.
   group_ = entries.size() == r.names.size() ? group : TimelineGroup{};

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/lane.h"
+#include "backends/memory_ops.h"
 #include "control/message.h"
 #include "core/lane_selector.h"
 #include "core/tensor_queue.h"
@@ -32,7 +33,8 @@ class Executor {
   /// failure is thrown after failing these handles, so that the loop can stop.
   /// `group`: the response's tensors on the timeline (TimelineWriter::group()), recorded once
   /// per response by the caller; made here from the entries when not given.
-  void run(const control::Response& response, std::vector<TensorEntry> entries,
+  /// `entries` stay with the caller (completed), which reuses the vector.
+  void run(const control::Response& response, std::vector<TensorEntry>& entries,
            TimelineGroup group = {});
 
   /// A small cached allreduce riding on the cache vote (control/vote_fold.h): writes this
@@ -75,6 +77,11 @@ class Executor {
   TimelineGroup group_;  // the running response's tensors on timeline_
   // "RING/SHM_ALLREDUCE", "NCCL_ALLREDUCE": built once per backend and operation.
   std::map<std::pair<const backends::Backend*, control::OpType>, std::string> op_phases_;
+  // A fused response's per-tensor lists, kept for their memory: fresh ones of hundreds of
+  // tensors per response are large allocations, and each makes malloc consolidate its bins.
+  std::vector<size_t> sizes_;
+  std::vector<BufferView> inputs_, outputs_;
+  std::vector<backends::CopySegment> apart_;
 };
 
 }  // namespace hvd::core

@@ -75,11 +75,22 @@ Runtime::~Runtime() {
   while (!sets_.empty()) sets_.erase(std::prev(sets_.end()));
 }
 
+// One tensor (every allreduce_async): the group's steps without its vectors.
 std::shared_ptr<HandleState> Runtime::enqueue(control::Request request, BufferView input,
                                               BufferView output, int process_set) {
-  std::vector<control::Request> one;
-  one.push_back(std::move(request));
-  return enqueue_group(std::move(one), {input}, {output}, process_set).front();
+  auto handle = std::make_shared<HandleState>(turns_);
+  if (!request.device.is_cpu()) turns_->close_caller_path();  // see enqueue_group()
+  int set_rank = world_.rank;
+  if (Status usable = set_rank_of(process_set, &set_rank); !usable.ok()) {
+    handle->complete(std::move(usable));
+    return handle;
+  }
+  request.rank = set_rank;
+  const Status added =
+      queue_.add(TensorEntry{std::move(request), process_set, input, output, handle},
+                 !turns_->caller_ran_last());
+  if (!added.ok()) handle->complete(added);
+  return handle;
 }
 
 std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
@@ -88,6 +99,7 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
   HVD_CHECK(requests.size() == inputs.size() && inputs.size() == outputs.size(), "group of ",
             requests.size(), " requests with ", inputs.size(), " inputs");
   std::vector<std::shared_ptr<HandleState>> handles;
+  handles.reserve(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
     handles.push_back(std::make_shared<HandleState>(turns_));
     // CUDA tensors: from now on only the background loop runs cycles, rather than setting and
@@ -98,39 +110,43 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
     // that runs now, so that none runs a GPU response after this tensor is queued.
     if (!requests[i].device.is_cpu()) turns_->close_caller_path();
   }
-  // The rank within the set: what its channel's peers expect a request of this rank to say.
-  // Set 0 always exists and numbers ranks as the world does: no lookup on the common path.
   int set_rank = world_.rank;
-  if (process_set != 0) {
-    std::lock_guard<std::mutex> lock(table_mutex_);
-    const auto it = table_.find(process_set);
-    if (it == table_.end()) {
-      HandleState::complete_all(
-          handles, Status::error(ErrorCode::kUsage,
-                                 str_cat("process set ", process_set, " does not exist (",
-                                         "never added, or removed)")));
-      return handles;
-    }
-    set_rank = it->second.mine;
-    if (set_rank < 0) {
-      HandleState::complete_all(
-          handles, Status::error(ErrorCode::kUsage,
-                                 str_cat("rank ", world_.rank, " is not in process set ",
-                                         process_set, "; only its ranks may use it")));
-      return handles;
-    }
+  if (const Status usable = set_rank_of(process_set, &set_rank); !usable.ok()) {
+    HandleState::complete_all(handles, usable);
+    return handles;
   }
   std::vector<TensorEntry> entries;
+  entries.reserve(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
-    control::Request& request = requests[i];
-    request.rank = set_rank;
-    entries.push_back(TensorEntry{request, process_set, inputs[i], outputs[i], handles[i]});
+    requests[i].rank = set_rank;
+    entries.push_back(
+        TensorEntry{std::move(requests[i]), process_set, inputs[i], outputs[i], handles[i]});
   }
   const Status added = queue_.add_group(std::move(entries), !turns_->caller_ran_last());
   if (!added.ok()) {
     HandleState::complete_all(handles, added);
   }
   return handles;
+}
+
+Status Runtime::set_rank_of(int process_set, int* set_rank) const {
+  // Set 0 always exists and numbers ranks as the world does: no lookup on the common path.
+  if (process_set == 0) {
+    *set_rank = world_.rank;
+    return Status();
+  }
+  std::lock_guard<std::mutex> lock(table_mutex_);
+  const auto it = table_.find(process_set);
+  if (it == table_.end()) {
+    return Status::error(ErrorCode::kUsage, str_cat("process set ", process_set,
+                                                    " does not exist (never added, or removed)"));
+  }
+  *set_rank = it->second.mine;
+  if (*set_rank < 0) {
+    return Status::error(ErrorCode::kUsage, str_cat("rank ", world_.rank, " is not in process set ",
+                                                    process_set, "; only its ranks may use it"));
+  }
+  return Status();
 }
 
 std::shared_ptr<HandleState> Runtime::add_process_set(const std::vector<int>& ranks) {
@@ -258,11 +274,14 @@ void Runtime::run_cycle() {
   }
   if (timeline) timeline->mark_cycle_start();
   // Sorted by set; the map stays empty (no allocation per cycle) while only set 0 is used.
+  queue_.pop_fresh(popped_);
   std::vector<control::Request> global_fresh;
+  global_fresh.reserve(popped_.size());
   std::map<int, std::vector<control::Request>> fresh;
-  for (FreshRequest& f : queue_.pop_fresh()) {
+  for (FreshRequest& f : popped_) {
     (f.process_set == 0 ? global_fresh : fresh[f.process_set]).push_back(std::move(f.request));
   }
+  popped_.clear();
   // The global set first: it may add or remove sets, on every rank in the same cycle.
   const bool stop = run_set_cycle(global_, std::move(global_fresh), shutdown_requested_.load());
   if (stop) {
@@ -321,29 +340,36 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh
       executors_timeline_->end(group, timeline_phase::kNegotiate);
     }
     // A joined rank (hvd.join, global set only) runs the others' tensors with zeros.
-    std::vector<TensorEntry> entries = result.joined ? join_zeros_.entries_for(r, queue_)
-                                                     : queue_.take(set.id, r.names);
+    std::vector<TensorEntry>& entries = taken_;
+    entries.clear();
+    if (result.joined) {
+      entries = join_zeros_.entries_for(r, queue_);
+    } else {
+      queue_.take(set.id, r.names, entries);
+    }
     if (r.kind == control::Response::Kind::kError && set.id != 0) {
       // Negotiation names ranks by their place in the set: say which ranks those are.
       control::Response named = r;
       named.error = str_cat("process set ", set.id, " (ranks ", set_label(set.id),
                             "; ranks below are positions in it): ", r.error);
-      set.executor.run(named, std::move(entries), group);
+      set.executor.run(named, entries, group);
+      entries.clear();
       continue;
     }
     if (r.kind == control::Response::Kind::kRun &&
         (r.type == control::OpType::kAddProcessSet ||
          r.type == control::OpType::kRemoveProcessSet)) {
-      change_sets(r, std::move(entries));
+      change_sets(r, entries);
     } else {
-      set.executor.run(r, std::move(entries), group);
+      set.executor.run(r, entries, group);
     }
+    entries.clear();  // the handles go now; the memory stays for the next response
   }
   join_zeros_.release();
   return result.shutdown;
 }
 
-void Runtime::change_sets(const control::Response& r, std::vector<TensorEntry> entries) {
+void Runtime::change_sets(const control::Response& r, std::vector<TensorEntry>& entries) {
   Status status;
   int id = -1;
   try {

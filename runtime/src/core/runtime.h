@@ -104,7 +104,9 @@ class Runtime {
   // One cycle of `set`'s negotiation with its fresh requests, then what it planned.
   bool run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh, bool want_shutdown);
   // A response of the global set that adds or removes a process set (on every rank alike).
-  void change_sets(const control::Response& r, std::vector<TensorEntry> entries);
+  void change_sets(const control::Response& r, std::vector<TensorEntry>& entries);
+  // This rank's place in `process_set` into *set_rank, or why it cannot use the set.
+  Status set_rank_of(int process_set, int* set_rank) const;
   int add_set(const std::vector<int64_t>& ranks);
   // "[1, 3]": set `id`'s global ranks, for messages.
   std::string set_label(int id) const;
@@ -124,8 +126,8 @@ class Runtime {
   std::vector<std::unique_ptr<TimelineWriter>> timelines_;
   bool timeline_from_api_ = false;  // started by start_timeline(), not HOROVOD_TIMELINE
   std::string timeline_base_;       // the running timeline's base path (timeline_rank_path())
-  // executors_timeline_, sets_, next_set_id_ and join_zeros_ are cycle state: only the thread
-  // that holds the turn (CycleTurns) uses them.
+  // executors_timeline_, sets_, next_set_id_, join_zeros_, popped_ and taken_ are cycle state:
+  // only the thread that holds the turn (CycleTurns) uses them.
   TimelineWriter* executors_timeline_ = nullptr;  // what the executors record into
   SetCommsFactory set_factory_;
   // The sets this rank is in, by id; 0 (all ranks) always.
@@ -141,6 +143,10 @@ class Runtime {
   std::map<int, SetRanks> table_;
   std::atomic<uint64_t> set_changes_{0};  // names the add/remove requests
   JoinZeros join_zeros_;  // while this rank has joined (hvd.join); global set only
+  // Cycle buffers, emptied after each use and kept for their memory: the requests popped from
+  // the queue, and the entries of the response that runs.
+  std::vector<FreshRequest> popped_;
+  std::vector<TensorEntry> taken_;
   std::atomic<bool> shutdown_requested_{false};
   std::atomic<bool> stopped_{false};
   std::atomic<bool> failed_{false};     // a cycle threw: the queue holds its error

@@ -8,6 +8,16 @@
 #include "hvd/error.h"
 
 namespace hvd::core {
+namespace {
+
+Status in_flight_error(std::string_view name) {
+  return Status::error(ErrorCode::kUsage,
+                       str_cat("tensor '", name,
+                               "' is already in flight on this rank; wait for it before "
+                               "submitting the same name again"));
+}
+
+}  // namespace
 
 void HandleState::mark_done(Status status) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -34,22 +44,29 @@ void complete_entries(const std::vector<TensorEntry>& entries, const Status& sta
 }
 
 Status HandleState::wait() {
-  if (turns_ && !done_flag_.load(std::memory_order_acquire)) turns_->drive_until(done_flag_);
-  spin_briefly([this] { return done_flag_.load(std::memory_order_acquire); });
-  std::unique_lock<std::mutex> lock(mutex_);
-  cv_.wait(lock, [this] { return done_; });
+  // Done already (the common case: a caller waits on its tensors in turn, and the first wait's
+  // cycle completed them all): status_ was written before the flag and never changes after it.
+  if (done_flag_.load(std::memory_order_acquire)) return status_;
+  if (turns_) turns_->drive_until(done_flag_);
+  if (!spin_briefly([this] { return done_flag_.load(std::memory_order_acquire); })) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [this] { return done_; });
+  }
   return status_;
 }
 
-bool HandleState::done() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return done_;
-}
+bool HandleState::done() const { return done_flag_.load(std::memory_order_acquire); }
 
-Status TensorQueue::add(TensorEntry entry) {
-  std::vector<TensorEntry> one;
-  one.push_back(std::move(entry));
-  return add_group(std::move(one));
+// One entry is the common case (every allreduce_async): checked and queued without a vector.
+Status TensorQueue::add(TensorEntry entry, bool wake) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!closed_.ok()) return closed_;
+    if (!insert_locked(entry)) return in_flight_error(entry.request.name);
+    publish_fresh_locked();
+  }
+  notify_fresh(wake);
+  return Status();
 }
 
 Status TensorQueue::add_group(std::vector<TensorEntry> entries, bool wake) {
@@ -59,36 +76,56 @@ Status TensorQueue::add_group(std::vector<TensorEntry> entries, bool wake) {
     if (!added.ok()) return added;
   }
   // Outside the lock, so that the woken loop does not block on it at once.
-  if (wake) fresh_cv_.notify_one();
+  notify_fresh(wake);
   return Status();
 }
 
 Status TensorQueue::add_locked(std::vector<TensorEntry>& entries) {
   if (!closed_.ok()) return closed_;
-  auto in_flight = [](const std::string& name) {
-    return Status::error(ErrorCode::kUsage, str_cat("tensor '", name,
-                                                    "' is already in flight on this rank; "
-                                                    "wait for it before submitting the same name "
-                                                    "again"));
-  };
-  for (const TensorEntry& e : entries) {
-    if (entries_.count(Key{e.process_set, e.request.name}) > 0) return in_flight(e.request.name);
-  }
-  if (entries.size() > 1) {  // a name twice within one group (whose tensors share one set)
-    std::vector<std::string_view> names;
-    names.reserve(entries.size());
-    for (const TensorEntry& e : entries) names.push_back(e.request.name);
-    std::sort(names.begin(), names.end());
-    const auto twice = std::adjacent_find(names.begin(), names.end());
-    if (twice != names.end()) return in_flight(std::string(*twice));
-  }
-  for (TensorEntry& e : entries) {
-    fresh_.push_back(FreshRequest{e.process_set, e.request});
-    Key key{e.process_set, e.request.name};
-    entries_.emplace(std::move(key), std::move(e));
+  // The inserts find the names in flight, those of this group's earlier tensors included
+  // (its tensors share one set); on the first, the group's inserts are undone.
+  fresh_.reserve(fresh_.size() + entries.size());
+  const size_t fresh_before = fresh_.size();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (insert_locked(entries[i])) continue;
+    Status refused = in_flight_error(entries[i].request.name);
+    for (size_t j = 0; j < i; ++j) {
+      const FreshRequest& f = fresh_[fresh_before + j];
+      Entries::node_type node = entries_.extract(Key{f.process_set, f.request.name});
+      entries[j] = std::move(node.mapped());
+      spare_nodes_.push_back(std::move(node));
+    }
+    fresh_.resize(fresh_before);
+    return refused;
   }
   publish_fresh_locked();
   return Status();
+}
+
+bool TensorQueue::insert_locked(TensorEntry& entry) {
+  if (!spare_nodes_.empty()) {
+    Entries::node_type node = std::move(spare_nodes_.back());
+    spare_nodes_.pop_back();
+    node.mapped() = std::move(entry);
+    node.key() = Key{node.mapped().process_set, node.mapped().request.name};
+    Entries::insert_return_type put = entries_.insert(std::move(node));
+    if (!put.inserted) {  // in flight: the entry goes back to the caller, the node to the spares
+      entry = std::move(put.node.mapped());
+      spare_nodes_.push_back(std::move(put.node));
+      return false;
+    }
+    fresh_.push_back(FreshRequest{put.position->second.process_set, put.position->second.request});
+    return true;
+  }
+  // try_emplace looks the key up before it moves the entry (whose name the key still views),
+  // and leaves the entry alone when the name is in flight; the new key is pointed at the name
+  // in the node, which stays where it is.
+  const auto [it, inserted] =
+      entries_.try_emplace(Key{entry.process_set, entry.request.name}, std::move(entry));
+  if (!inserted) return false;
+  it->first.name = it->second.request.name;
+  fresh_.push_back(FreshRequest{it->second.process_set, it->second.request});
+  return true;
 }
 
 void TensorQueue::wait_for_fresh(std::chrono::steady_clock::time_point deadline) {
@@ -109,24 +146,21 @@ void TensorQueue::wake() {
 }
 
 std::vector<FreshRequest> TensorQueue::pop_fresh() {
-  std::lock_guard<std::mutex> lock(mutex_);
   std::vector<FreshRequest> out;
-  out.swap(fresh_);
-  publish_fresh_locked();
+  pop_fresh(out);
   return out;
 }
 
-std::vector<TensorEntry> TensorQueue::take(int process_set, const std::vector<std::string>& names) {
+void TensorQueue::pop_fresh(std::vector<FreshRequest>& out) {
+  out.clear();
   std::lock_guard<std::mutex> lock(mutex_);
+  out.swap(fresh_);
+  publish_fresh_locked();
+}
+
+std::vector<TensorEntry> TensorQueue::take(int process_set, const std::vector<std::string>& names) {
   std::vector<TensorEntry> out;
-  Key key{process_set, {}};
-  for (const std::string& name : names) {
-    key.name = name;
-    auto it = entries_.find(key);
-    HVD_CHECK(it != entries_.end(), "tensor '", name, "' has no queued entry");
-    out.push_back(std::move(it->second));
-    entries_.erase(it);
-  }
+  take(process_set, names, out);
   return out;
 }
 
@@ -137,13 +171,24 @@ std::optional<BufferView> TensorQueue::input_of(int process_set, const std::stri
   return it->second.input;
 }
 
+void TensorQueue::take(int process_set, const std::vector<std::string>& names,
+                       std::vector<TensorEntry>& out) {
+  out.reserve(out.size() + names.size());
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const std::string& name : names) {
+    auto it = entries_.find(Key{process_set, name});
+    HVD_CHECK(it != entries_.end(), "tensor '", name, "' has no queued entry");
+    Entries::node_type node = entries_.extract(it);
+    out.push_back(std::move(node.mapped()));
+    spare_nodes_.push_back(std::move(node));
+  }
+}
+
 std::optional<TensorEntry> TensorQueue::take_if_queued(int process_set, const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = entries_.find(Key{process_set, name});
   if (it == entries_.end()) return std::nullopt;
-  TensorEntry entry = std::move(it->second);
-  entries_.erase(it);
-  return entry;
+  return std::move(entries_.extract(it).mapped());
 }
 
 void TensorQueue::fail_all(const Status& status) {

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -83,14 +84,18 @@ struct FreshRequest {
 class TensorQueue {
  public:
   /// Queues `entry`. Returns an error Status (and queues nothing) when a tensor of the same
-  /// name is still in flight in the same process set, or after fail_all().
-  Status add(TensorEntry entry);
+  /// name is still in flight in the same process set, or after fail_all(). `wake`: as for
+  /// add_group().
+  Status add(TensorEntry entry, bool wake = true);
   /// Queues all of `entries` at once, so that one cycle sees the whole group (grouped
   /// allreduce). All or nothing: an error queues none of them. `wake`: end the loop's
   /// wait_for_fresh() now (false: the waiting caller is expected to run the next cycle itself).
   Status add_group(std::vector<TensorEntry> entries, bool wake = true);
   /// The requests added since the last call, in the order they were added.
   std::vector<FreshRequest> pop_fresh();
+  /// pop_fresh() into `out` (cleared first), whose memory the queue keeps for the next ones:
+  /// the loop and the queue trade the same two buffers every cycle instead of growing new ones.
+  void pop_fresh(std::vector<FreshRequest>& out);
   /// The background loop's idle wait: returns when a request has been added since the last
   /// pop_fresh() (at once if one already was), when wake() is called, or at `deadline`,
   /// whichever comes first. add() and add_group() end the wait, so that a lone tensor does not
@@ -103,6 +108,8 @@ class TensorQueue {
   /// Removes and returns the entries of `names` in `process_set` (in that order); a name
   /// without an entry is a bug in the caller.
   std::vector<TensorEntry> take(int process_set, const std::vector<std::string>& names);
+  /// take(), appending to `out` (a buffer the caller reuses every cycle).
+  void take(int process_set, const std::vector<std::string>& names, std::vector<TensorEntry>& out);
   /// Removes and returns the entry of `name` in `process_set`, or nothing when this rank has
   /// none (a joined rank's view of a tensor the others submitted).
   std::optional<TensorEntry> take_if_queued(int process_set, const std::string& name);
@@ -120,6 +127,13 @@ class TensorQueue {
  private:
   // add_group() with mutex_ held: checks and queues, or returns the error.
   Status add_locked(std::vector<TensorEntry>& entries);
+  // With mutex_ held: queues `entry` (moved from) and returns true, or returns false and leaves
+  // it as it was when its name is in flight in its set.
+  bool insert_locked(TensorEntry& entry);
+  // After the lock is released: ends the loop's wait_for_fresh() when `wake`.
+  void notify_fresh(bool wake) {
+    if (wake) fresh_cv_.notify_one();
+  }
   // With mutex_ held, after fresh_ or woken_ changed: recomputes fresh_flag_ from them.
   void publish_fresh_locked() {
     fresh_flag_.store(!fresh_.empty() || woken_, std::memory_order_release);
@@ -129,17 +143,26 @@ class TensorQueue {
   std::condition_variable fresh_cv_;     // signalled when fresh_ gains requests, or by wake()
   bool woken_ = false;                   // wake() was called since the last wait_for_fresh()
   std::atomic<bool> fresh_flag_{false};  // !fresh_.empty() || woken_, for spinning without mutex_
+  // The name is the entry's own (request.name of the mapped TensorEntry), not a copy: an entry
+  // costs no second string. insert_locked() points it there once the entry is in its node,
+  // whose address never changes; it is `mutable` for that one assignment (same text, same hash).
+  // Take an entry out of the table (extract) before moving it: its key views its name.
   struct Key {
     int process_set;
-    std::string name;
+    mutable std::string_view name;
     bool operator==(const Key& o) const { return process_set == o.process_set && name == o.name; }
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
-      return std::hash<std::string>{}(k.name) ^ (static_cast<size_t>(k.process_set) * 0x9e3779b97f4a7c15ull);
+      return std::hash<std::string_view>{}(k.name) ^
+             (static_cast<size_t>(k.process_set) * 0x9e3779b97f4a7c15ull);
     }
   };
-  std::unordered_map<Key, TensorEntry, KeyHash> entries_;
+  using Entries = std::unordered_map<Key, TensorEntry, KeyHash>;
+  Entries entries_;
+  // The nodes of taken entries (holding moved-from ones), for the next adds: a step queues as
+  // many tensors as the one before, so that steady state allocates no table node.
+  std::vector<Entries::node_type> spare_nodes_;
   std::vector<FreshRequest> fresh_;
   Status closed_;  // not ok once fail_all() ran
 };

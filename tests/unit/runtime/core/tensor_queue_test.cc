@@ -5,8 +5,11 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -109,5 +112,109 @@ TEST_CASE("tensor_queue: names are per process set; fail_set fails only that set
   CHECK(set_handle->wait().message() == "process set 3 was removed");
   CHECK_FALSE(global_handle->done());
   CHECK(q.take(0, {"w"}).size() == 1);
+  CHECK(q.size() == 0);
+}
+
+// The queue's keys view each entry's own name (no copy): names past the short-string buffer,
+// entries moved out in another order than they came, and names reused once taken.
+TEST_CASE("tensor queue: long names are found, taken in any order and reusable once taken") {
+  core::TensorQueue q;
+  std::vector<std::string> names;
+  for (int i = 0; i < 300; ++i) {  // enough to rehash the table while entries are in it
+    names.push_back("model/layer_" + std::to_string(i) + "/weights/gradient");
+  }
+  for (const std::string& n : names) REQUIRE(q.add(entry(n)).ok());
+  CHECK_FALSE(q.add(entry(names[7])).ok());
+  const std::vector<std::string> backwards(names.rbegin(), names.rend());
+  std::vector<core::TensorEntry> out;
+  out.push_back(entry("already here"));  // take() appends
+  q.take(0, backwards, out);
+  REQUIRE(out.size() == names.size() + 1);
+  for (size_t i = 0; i < backwards.size(); ++i) CHECK(out[i + 1].request.name == backwards[i]);
+  CHECK(q.size() == 0);
+  CHECK_FALSE(q.take_if_queued(0, names[0]).has_value());
+  // The next step: the same names again, now in the nodes of the entries taken above.
+  for (const std::string& n : names) REQUIRE(q.add(entry(n)).ok());
+  CHECK_FALSE(q.add(entry(names[299])).ok());
+  core::TensorEntry other_set = entry(names[299]);
+  other_set.process_set = 2;
+  CHECK(q.add(std::move(other_set)).ok());
+  for (size_t i = 0; i < names.size(); i += 2) {
+    const std::optional<core::TensorEntry> back = q.take_if_queued(0, names[i]);
+    REQUIRE(back.has_value());
+    CHECK(back->request.name == names[i]);
+  }
+  CHECK(q.size() == names.size() / 2 + 1);
+  CHECK(q.take(2, {names[299]}).at(0).process_set == 2);
+}
+
+TEST_CASE("tensor queue: pop_fresh into a reused buffer replaces what the buffer held") {
+  core::TensorQueue q;
+  std::vector<core::FreshRequest> buffer(5);  // left over from an earlier cycle
+  REQUIRE(q.add_group({entry("a"), entry("b")}).ok());
+  q.pop_fresh(buffer);
+  REQUIRE(buffer.size() == 2);
+  CHECK(buffer[0].request.name == "a");
+  CHECK(buffer[1].request.name == "b");
+  q.pop_fresh(buffer);
+  CHECK(buffer.empty());
+  REQUIRE(q.add(entry("c")).ok());
+  q.pop_fresh(buffer);
+  REQUIRE(buffer.size() == 1);
+  CHECK(buffer[0].request.name == "c");
+}
+
+TEST_CASE("handle: wait() on a handle completed before it returns that status every time") {
+  core::HandleState h;
+  h.complete(Status::error(ErrorCode::kUsage, "early"));
+  CHECK(h.done());
+  CHECK(h.wait().message() == "early");
+  CHECK(h.wait().message() == "early");
+}
+
+// The hand-off as the runtime does it, under contention: API threads add and wait at once
+// while one thread (the loop's part) pops and completes in its own order, reusing its buffers.
+TEST_CASE("tensor queue: many threads adding and waiting at once each see their own result") {
+  core::TensorQueue q;
+  constexpr int kThreads = 6, kPerThread = 200;
+  std::atomic<int> completed{0};
+  std::thread loop([&] {
+    std::vector<core::FreshRequest> fresh;
+    std::vector<core::TensorEntry> taken;
+    std::vector<std::string> names;
+    while (completed.load() < kThreads * kPerThread) {
+      q.wait_for_fresh(std::chrono::steady_clock::now() + std::chrono::milliseconds(5));
+      q.pop_fresh(fresh);
+      names.clear();
+      for (const core::FreshRequest& f : fresh) names.push_back(f.request.name);
+      taken.clear();
+      q.take(0, names, taken);
+      for (core::TensorEntry& e : taken) {
+        // Each handle's status names its own tensor: a mix-up between entries shows.
+        e.handle->complete(Status::error(ErrorCode::kUsage, e.request.name));
+      }
+      completed += static_cast<int>(taken.size());
+    }
+  });
+  std::vector<std::thread> callers;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < kThreads; ++t) {
+    callers.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        // The same names every round, as a training step reuses them once the last completed.
+        const std::string name = "thread_" + std::to_string(t) + "/tensor_" + std::to_string(i % 3);
+        core::TensorEntry e = entry(name);
+        const auto h = e.handle;
+        if (!q.add(std::move(e)).ok()) {
+          ++wrong;
+          continue;
+        }
+        if (h->wait().message() != name) ++wrong;
+      }
+    });
+  }
+  for (std::thread& c : callers) c.join();
+  loop.join();
+  CHECK(wrong.load() == 0);
   CHECK(q.size() == 0);
 }
