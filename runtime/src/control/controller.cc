@@ -171,6 +171,7 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
   std::string answer;
   if (channel_.rank() == root) {
     std::vector<Response> responses;
+    const Clock::TimePoint now = stall_.now();  // once: the requests all arrived just now
     for (size_t from = 0; from < all.size(); ++from) {
       for (const Request& r : decode_requests(all[from])) {
         // The channel says whose bytes these are; a request that names another rank would let
@@ -183,7 +184,7 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
           table_.join(r.rank);
           continue;
         }
-        stall_.record_ready(r.name, r.rank);
+        stall_.record_ready(r.name, r.rank, now);
         if (table_.add(r)) {
           responses.push_back(table_.take_response(r.name));
           stall_.record_done(r.name);
