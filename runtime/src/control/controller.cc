@@ -44,12 +44,24 @@ void Controller::Vote::clear() {
   invalid_bits.clear();
 }
 
-void Controller::sort_requests(std::vector<Request>& requests) {
-  for (Request& r : requests) {
+void Controller::sort_requests(std::vector<Request>& fresh) {
+  requests_.clear();  // the last cycle's, run or moved on by now
+  // Those that waited first, as they came before the fresh ones. Swapping hands the caller
+  // (and waiting_) this controller's emptied buffer: both keep their memory.
+  if (waiting_.empty()) {
+    requests_.swap(fresh);
+  } else {
+    requests_.swap(waiting_);
+    requests_.insert(requests_.end(), std::make_move_iterator(fresh.begin()),
+                     std::make_move_iterator(fresh.end()));
+    fresh.clear();
+  }
+  for (size_t i = 0; i < requests_.size(); ++i) {
+    Request& r = requests_[i];
     const ResponseCache::Found found = cache_.find(r);
     switch (found.state) {
       case ResponseCache::State::kHit:
-        vote_.hits.push_back(std::move(r));
+        vote_.hits.push_back(i);
         vote_.hit_bits.push_back(found.bit);
         break;
       case ResponseCache::State::kInvalid:
@@ -61,7 +73,6 @@ void Controller::sort_requests(std::vector<Request>& requests) {
         break;
     }
   }
-  requests.clear();
 }
 
 void Controller::add_uncached(Request r) {
@@ -87,7 +98,7 @@ void Controller::take_cache_ready(bool all_joined) {
   }
   const bool erased = !invalid.empty();
   for (size_t i = 0; i < vote_.hits.size(); ++i) {
-    Request& r = vote_.hits[i];
+    Request& r = requests_[vote_.hits[i]];
     size_t bit = vote_.hit_bits[i];
     if (erased) {  // the bits of sort_requests() hold unless an entry was erased since
       const ResponseCache::Found found = cache_.find(r);
@@ -145,7 +156,7 @@ VoteFold Controller::offer_fold(bool want_shutdown, const FoldInput& fold) {
   const size_t bit = vote.hit_bits[0];
   const Response& r = cache_.peek(bit);
   if (!can_fold(r) || fold_bytes(r) > votes_.data_bytes()) return {};
-  if (!fold(r, vote.hits[0], votes_.fold_data())) return {};
+  if (!fold(r, requests_[vote.hits[0]], votes_.fold_data())) return {};
   votes_.set_fold(bit);
   return VoteFold{static_cast<size_t>(r.counts[0]), r.dtype, r.op};
 }
@@ -213,8 +224,6 @@ const CycleResult& Controller::run_cycle(std::vector<Request>& fresh, bool want_
     if (r.type == OpType::kJoin) joined_ = true;
   }
   vote_.clear();
-  // Those that waited first, as they came before the fresh ones.
-  sort_requests(waiting_);
   sort_requests(fresh);
 
   // The data part only once something is cached: before that, no tensor can fold.

@@ -82,7 +82,8 @@ class Controller {
   Controller(Channel& channel, ControllerOptions options);
 
   /// `fresh`: requests enqueued on this rank since the last cycle. They are taken: `fresh` is
-  /// left empty with its memory, for the caller to fill again (one buffer for every cycle).
+  /// left empty, for the caller to fill again, holding the memory of a buffer the controller
+  /// emptied (the two trade places each cycle), so that a steady caller allocates nothing.
   /// `fold`: where this rank's data of a tensor that may ride on the vote comes from; empty,
   /// never. Throws what the channel throws (a dead peer), and at the coordinator BackendError
   /// for a peer's request that names another rank; the caller fails its pending work with it.
@@ -104,15 +105,18 @@ class Controller {
   bool joined() const { return joined_; }
 
  private:
-  // A cycle's requests by what the cache said; kept across cycles for its memory.
+  // A cycle's requests by what the cache said; kept across cycles for its memory. Hits stay
+  // where they are in requests_ (no move per tensor); the uncached move out, to be sent.
   struct Vote {
-    std::vector<Request> hits, uncached;
-    std::vector<size_t> hit_bits;  // hits[i]'s bit at hit_bits[i]
+    std::vector<size_t> hits;      // indices in requests_
+    std::vector<size_t> hit_bits;  // requests_[hits[i]]'s bit at hit_bits[i]
     std::vector<size_t> invalid_bits;
+    std::vector<Request> uncached;
     void clear();
   };
-  // Moves `requests` into vote_ by cache state, leaving `requests` empty.
-  void sort_requests(std::vector<Request>& requests);
+  // Takes the waiting requests and `fresh` (left empty) into requests_, then sorts them into
+  // vote_ by cache state.
+  void sort_requests(std::vector<Request>& fresh);
   // An uncached request, kept until its negotiated response comes back (it is cached with it).
   void add_uncached(Request r);
   // Fills ready_ with the cached responses ready on every rank, in bit order.
@@ -143,6 +147,7 @@ class Controller {
   CacheVote votes_;             // run_cycle()'s vote, kept to reuse its memory every cycle
   // The rest of a cycle's state, kept for the same reason. ready_ points at responses in the
   // cache (steady state: no copies), in ready_copies_ or in negotiated_.
+  std::vector<Request> requests_;  // this cycle's: those that waited, then the fresh ones
   Vote vote_;
   std::vector<size_t> ready_bits_;
   std::vector<const Response*> ready_;
