@@ -115,7 +115,10 @@ void Controller::take_cache_ready(bool all_joined) {
     }
   }
   // Bit order: the same on every rank, whatever order each rank enqueued in.
-  std::sort(ready_bits_.begin(), ready_bits_.end());
+  // Usually sorted already: a step enqueues its tensors in the order they were first cached.
+  if (!std::is_sorted(ready_bits_.begin(), ready_bits_.end())) {
+    std::sort(ready_bits_.begin(), ready_bits_.end());
+  }
   ready_.clear();
   for (size_t bit : ready_bits_) ready_.push_back(&cache_.use(bit));
 }
