@@ -37,74 +37,99 @@ void Controller::inspect_stalls() {
   }
 }
 
-Controller::Vote Controller::sort_requests(std::vector<Request> requests) {
-  Vote vote;
-  vote.hits.reserve(requests.size());  // usually all of them, in steady state
-  vote.hit_bits.reserve(requests.size());
-  for (Request& r : requests) {
+void Controller::Vote::clear() {
+  hits.clear();
+  uncached.clear();
+  hit_bits.clear();
+  invalid_bits.clear();
+}
+
+void Controller::sort_requests(std::vector<Request>& fresh) {
+  requests_.clear();  // the last cycle's, run or moved on by now
+  // Those that waited first, as they came before the fresh ones. Swapping hands the caller
+  // (and waiting_) this controller's emptied buffer: both keep their memory.
+  if (waiting_.empty()) {
+    requests_.swap(fresh);
+  } else {
+    requests_.swap(waiting_);
+    requests_.insert(requests_.end(), std::make_move_iterator(fresh.begin()),
+                     std::make_move_iterator(fresh.end()));
+    fresh.clear();
+  }
+  for (size_t i = 0; i < requests_.size(); ++i) {
+    Request& r = requests_[i];
     const ResponseCache::Found found = cache_.find(r);
     switch (found.state) {
       case ResponseCache::State::kHit:
-        vote.hits.push_back(std::move(r));
-        vote.hit_bits.push_back(found.bit);
+        vote_.hits.push_back(i);
+        vote_.hit_bits.push_back(found.bit);
         break;
       case ResponseCache::State::kInvalid:
-        vote.invalid_bits.push_back(found.bit);
-        add_uncached(vote, std::move(r));
+        vote_.invalid_bits.push_back(found.bit);
+        add_uncached(std::move(r));
         break;
       case ResponseCache::State::kMiss:
-        add_uncached(vote, std::move(r));
+        add_uncached(std::move(r));
         break;
     }
   }
-  return vote;
 }
 
-void Controller::add_uncached(Vote& vote, Request r) {
+void Controller::add_uncached(Request r) {
   // A join is negotiated like an uncached request, but is not a tensor to cache.
   if (r.type != OpType::kJoin) negotiating_[r.name] = r;
-  vote.uncached.push_back(std::move(r));
+  vote_.uncached.push_back(std::move(r));
 }
 
 // Reads the vote: runs the hits that are ready everywhere, erases what some rank found invalid
 // (its hits here must then be negotiated again), keeps the rest waiting. Runs every cycle, so it
 // looks at this rank's hits, not at every bit of the cache.
-std::vector<Response> Controller::take_cache_ready(Vote& vote, bool all_joined) {
+void Controller::take_cache_ready(bool all_joined) {
   // The same bits on every rank, and usually none.
   const std::vector<size_t> invalid = votes_.invalid_bits();
   for (size_t bit : invalid) cache_.erase(bit);
-  std::vector<size_t> ready_bits;
+  ready_bits_.clear();
   if (joined_ && !all_joined) {
     // This rank voted for every bit, so a bit that survived is one every active rank has ready:
     // run it, with zeros for this rank where it has no request of its own.
     for (size_t bit : cache_.bits()) {
-      if (votes_.hit(bit)) ready_bits.push_back(bit);
+      if (votes_.hit(bit)) ready_bits_.push_back(bit);
     }
   }
   const bool erased = !invalid.empty();
-  for (size_t i = 0; i < vote.hits.size(); ++i) {
-    Request& r = vote.hits[i];
-    size_t bit = vote.hit_bits[i];
+  for (size_t i = 0; i < vote_.hits.size(); ++i) {
+    Request& r = requests_[vote_.hits[i]];
+    size_t bit = vote_.hit_bits[i];
     if (erased) {  // the bits of sort_requests() hold unless an entry was erased since
       const ResponseCache::Found found = cache_.find(r);
       if (found.state != ResponseCache::State::kHit) {
-        add_uncached(vote, std::move(r));  // its entry was erased this cycle
+        add_uncached(std::move(r));  // its entry was erased this cycle
         continue;
       }
       bit = found.bit;
     }
     if (votes_.hit(bit) && !all_joined) {
-      if (!joined_) ready_bits.push_back(bit);  // a joined rank has it from the scan above
+      if (!joined_) ready_bits_.push_back(bit);  // a joined rank has it from the scan above
     } else {
       waiting_.push_back(std::move(r));
     }
   }
   // Bit order: the same on every rank, whatever order each rank enqueued in.
-  std::sort(ready_bits.begin(), ready_bits.end());
-  std::vector<Response> ready;
-  ready.reserve(ready_bits.size());
-  for (size_t bit : ready_bits) ready.push_back(cache_.use(bit));
-  return ready;
+  // Usually sorted already: a step enqueues its tensors in the order they were first cached.
+  if (!std::is_sorted(ready_bits_.begin(), ready_bits_.end())) {
+    std::sort(ready_bits_.begin(), ready_bits_.end());
+  }
+  ready_.clear();
+  for (size_t bit : ready_bits_) ready_.push_back(&cache_.use(bit));
+}
+
+void Controller::copy_ready_out_of_cache() {
+  ready_copies_.clear();
+  ready_copies_.reserve(ready_.size());  // no reallocation below: the pointers stay valid
+  for (const Response*& r : ready_) {
+    ready_copies_.push_back(*r);
+    r = &ready_copies_.back();
+  }
 }
 
 bool Controller::vote_as_joined() {
@@ -123,7 +148,8 @@ bool Controller::vote_as_joined() {
   return invalidated;
 }
 
-VoteFold Controller::offer_fold(const Vote& vote, bool want_shutdown, const FoldInput& fold) {
+VoteFold Controller::offer_fold(bool want_shutdown, const FoldInput& fold) {
+  const Vote& vote = vote_;
   // Only a cycle whose one tensor this is: with others beside it, they run anyway, and so
   // would it, fused with them. A joined rank takes part in others' tensors: it never folds.
   if (!fold || vote.hits.size() != 1 || !vote.uncached.empty() || !vote.invalid_bits.empty() ||
@@ -133,7 +159,7 @@ VoteFold Controller::offer_fold(const Vote& vote, bool want_shutdown, const Fold
   const size_t bit = vote.hit_bits[0];
   const Response& r = cache_.peek(bit);
   if (!can_fold(r) || fold_bytes(r) > votes_.data_bytes()) return {};
-  if (!fold(r, vote.hits[0], votes_.fold_data())) return {};
+  if (!fold(r, requests_[vote.hits[0]], votes_.fold_data())) return {};
   votes_.set_fold(bit);
   return VoteFold{static_cast<size_t>(r.counts[0]), r.dtype, r.op};
 }
@@ -159,6 +185,7 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
   std::string answer;
   if (channel_.rank() == root) {
     std::vector<Response> responses;
+    const Clock::TimePoint now = stall_.now();  // once: the requests all arrived just now
     for (size_t from = 0; from < all.size(); ++from) {
       for (const Request& r : decode_requests(all[from])) {
         // The channel says whose bytes these are; a request that names another rank would let
@@ -171,7 +198,7 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
           table_.join(r.rank);
           continue;
         }
-        stall_.record_ready(r.name, r.rank);
+        stall_.record_ready(r.name, r.rank, now);
         if (table_.add(r)) {
           responses.push_back(table_.take_response(r.name));
           stall_.record_done(r.name);
@@ -194,57 +221,56 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
   return negotiated;
 }
 
-CycleResult Controller::run_cycle(std::vector<Request> fresh, bool want_shutdown,
-                                  const FoldInput& fold) {
+const CycleResult& Controller::run_cycle(std::vector<Request>& fresh, bool want_shutdown,
+                                         const FoldInput& fold) {
   for (const Request& r : fresh) {
     if (r.type == OpType::kJoin) joined_ = true;
   }
-  std::vector<Request> requests = std::move(fresh);
-  if (!waiting_.empty()) {
-    // Those that waited first, as they came before the fresh ones.
-    requests.insert(requests.begin(), std::make_move_iterator(waiting_.begin()),
-                    std::make_move_iterator(waiting_.end()));
-    waiting_.clear();
-  }
-  Vote vote = sort_requests(std::move(requests));
+  vote_.clear();
+  sort_requests(fresh);
 
   // The data part only once something is cached: before that, no tensor can fold.
   votes_.reset(cache_.span(), cache_.size() > 0 ? kFoldBytes : 0);
-  for (size_t bit : vote.hit_bits) votes_.set_hit(bit);
-  for (size_t bit : vote.invalid_bits) votes_.set_invalid(bit);
-  bool no_uncached = vote.uncached.empty();
+  for (size_t bit : vote_.hit_bits) votes_.set_hit(bit);
+  for (size_t bit : vote_.invalid_bits) votes_.set_invalid(bit);
+  bool no_uncached = vote_.uncached.empty();
   if (joined_ && vote_as_joined()) no_uncached = false;
   votes_.set_flag(CacheVote::kNoUncached, no_uncached);
   votes_.set_flag(CacheVote::kNoShutdown, !want_shutdown);
   votes_.set_flag(CacheVote::kJoined, joined_);
-  const VoteFold reduce = offer_fold(vote, want_shutdown, fold);
+  const VoteFold reduce = offer_fold(want_shutdown, fold);
   channel_.vote(votes_.words(), votes_.and_words(), reduce);
 
-  CycleResult result;
+  CycleResult& result = result_;
   result.shutdown = !votes_.flag(CacheVote::kNoShutdown);
+  result.negotiated = false;
   result.joined = joined_;
-  std::vector<Response> ready = take_cache_ready(vote, votes_.flag(CacheVote::kJoined));
+  result.folded = nullptr;
+  result.folded_data = nullptr;
+  take_cache_ready(votes_.flag(CacheVote::kJoined));
+  ready_copies_.clear();
+  negotiated_.clear();
   if (!votes_.flag(CacheVote::kNoUncached)) {
     result.negotiated = true;
-    std::vector<Response> negotiated = negotiate(vote.uncached);
-    for (const Response& r : negotiated) {
+    copy_ready_out_of_cache();
+    negotiated_ = negotiate(vote_.uncached);
+    for (const Response& r : negotiated_) {
       for (const std::string& name : r.names) negotiating_.erase(name);
+      ready_.push_back(&r);
     }
-    ready.insert(ready.end(), std::make_move_iterator(negotiated.begin()),
-                 std::make_move_iterator(negotiated.end()));
   } else {
-    HVD_CHECK(vote.uncached.empty(), "uncached requests after a vote that saw none");
+    HVD_CHECK(vote_.uncached.empty(), "uncached requests after a vote that saw none");
   }
   if (const std::optional<size_t> bit = votes_.folded()) {
     // Every rank folded this tensor, its only one pending: it is all this cycle runs.
-    HVD_CHECK(ready.size() == 1 && ready[0].names == cache_.peek(*bit).names,
-              "a folded vote with ", ready.size(), " responses ready");
-    result.folded = std::move(ready[0]);
+    HVD_CHECK(ready_.size() == 1 && ready_[0]->names == cache_.peek(*bit).names,
+              "a folded vote with ", ready_.size(), " responses ready");
+    result.folded = ready_[0];
     result.folded_data = votes_.fold_data();
-    ready.clear();
+    ready_.clear();
   }
   if (options_.stall_check && channel_.rank() == options_.coordinator) inspect_stalls();
-  result.responses = plan_fusion(std::move(ready), options_.fusion_threshold_bytes);
+  planner_.plan(ready_, options_.fusion_threshold_bytes, result.responses);
   return result;
 }
 

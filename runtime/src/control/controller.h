@@ -35,13 +35,13 @@
 #include <cstddef>
 #include <functional>
 #include <map>
-#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "control/cache_vote.h"
 #include "control/channel.h"
+#include "control/fusion_planner.h"
 #include "control/message.h"
 #include "control/message_table.h"
 #include "control/response_cache.h"
@@ -71,8 +71,9 @@ struct CycleResult {
   /// submitted, for which it contributes zeros.
   bool joined = false;
   /// A tensor that rode on the vote (vote_fold.h), not in `responses`: its data reduced over
-  /// all ranks (before postscale or averaging) is at folded_data, valid until the next cycle.
-  std::optional<Response> folded;
+  /// all ranks (before postscale or averaging) is at folded_data. Both point into the
+  /// controller (the response is usually its cached one), valid until the next cycle.
+  const Response* folded = nullptr;
   const void* folded_data = nullptr;
 };
 
@@ -80,12 +81,20 @@ class Controller {
  public:
   Controller(Channel& channel, ControllerOptions options);
 
-  /// `fresh`: requests enqueued on this rank since the last cycle. `fold`: where this rank's
-  /// data of a tensor that may ride on the vote comes from; empty, never. Throws what the
-  /// channel throws (a dead peer), and at the coordinator BackendError for a peer's request
-  /// that names another rank; the caller fails its pending work with it.
-  CycleResult run_cycle(std::vector<Request> fresh, bool want_shutdown,
-                        const FoldInput& fold = {});
+  /// `fresh`: requests enqueued on this rank since the last cycle. They are taken: `fresh` is
+  /// left empty, for the caller to fill again, holding the memory of a buffer the controller
+  /// emptied (the two trade places each cycle), so that a steady caller allocates nothing.
+  /// `fold`: where this rank's data of a tensor that may ride on the vote comes from; empty,
+  /// never. Throws what the channel throws (a dead peer), and at the coordinator BackendError
+  /// for a peer's request that names another rank; the caller fails its pending work with it.
+  /// The result is the controller's, reused: valid until the next run_cycle().
+  const CycleResult& run_cycle(std::vector<Request>& fresh, bool want_shutdown,
+                               const FoldInput& fold = {});
+  /// The same, for a list the caller does not keep.
+  const CycleResult& run_cycle(std::vector<Request>&& fresh, bool want_shutdown,
+                               const FoldInput& fold = {}) {
+    return run_cycle(fresh, want_shutdown, fold);
+  }
 
   /// Coordinator only: names some ranks have asked for while others have not, with the ranks
   /// that have (what the stall inspector watches).
@@ -96,21 +105,30 @@ class Controller {
   bool joined() const { return joined_; }
 
  private:
+  // A cycle's requests by what the cache said; kept across cycles for its memory. Hits stay
+  // where they are in requests_ (no move per tensor); the uncached move out, to be sent.
   struct Vote {
-    std::vector<Request> hits, uncached;
-    std::vector<size_t> hit_bits;  // hits[i]'s bit at hit_bits[i]
+    std::vector<size_t> hits;      // indices in requests_
+    std::vector<size_t> hit_bits;  // requests_[hits[i]]'s bit at hit_bits[i]
     std::vector<size_t> invalid_bits;
+    std::vector<Request> uncached;
+    void clear();
   };
-  Vote sort_requests(std::vector<Request> requests);
+  // Takes the waiting requests and `fresh` (left empty) into requests_, then sorts them into
+  // vote_ by cache state.
+  void sort_requests(std::vector<Request>& fresh);
   // An uncached request, kept until its negotiated response comes back (it is cached with it).
-  void add_uncached(Vote& vote, Request r);
-  std::vector<Response> take_cache_ready(Vote& vote, bool all_joined);
+  void add_uncached(Request r);
+  // Fills ready_ with the cached responses ready on every rank, in bit order.
+  void take_cache_ready(bool all_joined);
+  // Before a negotiation, which may put() over cache slots that ready_ points to.
+  void copy_ready_out_of_cache();
   // A joined rank's vote on the cached entries it has no requests for; true when it marked
   // some invalid (which needs a negotiation in this cycle).
   bool vote_as_joined();
   // Puts this rank's one pending tensor on the vote when it can ride there (vote_fold.h);
   // returns how the channel reduces it (count 0: no fold).
-  VoteFold offer_fold(const Vote& vote, bool want_shutdown, const FoldInput& fold);
+  VoteFold offer_fold(bool want_shutdown, const FoldInput& fold);
   std::vector<Response> negotiate(const std::vector<Request>& uncached);
   // Coordinator: the responses the joins of this cycle made ready, and the join's own.
   void add_join_responses(std::vector<Response>& responses);
@@ -127,6 +145,16 @@ class Controller {
   // not kept here: in steady state a tensor costs no copy of its request and no map insert.
   std::unordered_map<std::string, Request> negotiating_;
   CacheVote votes_;             // run_cycle()'s vote, kept to reuse its memory every cycle
+  // The rest of a cycle's state, kept for the same reason. ready_ points at responses in the
+  // cache (steady state: no copies), in ready_copies_ or in negotiated_.
+  std::vector<Request> requests_;  // this cycle's: those that waited, then the fresh ones
+  Vote vote_;
+  std::vector<size_t> ready_bits_;
+  std::vector<const Response*> ready_;
+  std::vector<Response> ready_copies_;
+  std::vector<Response> negotiated_;
+  FusionPlanner planner_;
+  CycleResult result_;
   bool joined_ = false;         // this rank called join() and the join has not completed
 };
 

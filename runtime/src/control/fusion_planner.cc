@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "control/fusion_planner.h"
 
-#include <iterator>
 #include <map>
-#include <utility>
 
 #include "hvd/error.h"
 
@@ -19,32 +17,42 @@ bool compatible(const Response& a, const Response& b) {
          a.postscale == b.postscale;
 }
 
-void append(Response& into, Response&& r) {
-  into.names.insert(into.names.end(), std::make_move_iterator(r.names.begin()),
-                    std::make_move_iterator(r.names.end()));
-  into.counts.insert(into.counts.end(), r.counts.begin(), r.counts.end());
+// `out` becomes `head` with no tensors yet; its vectors keep their memory. Every field but
+// names and counts, which the caller fills tensor by tensor.
+void start_fused(Response& out, const Response& head) {
+  out.kind = head.kind;
+  out.type = head.type;
+  out.dtype = head.dtype;
+  out.op = head.op;
+  out.root = head.root;
+  out.device = head.device;
+  out.prescale = head.prescale;
+  out.postscale = head.postscale;
+  out.first_dims = head.first_dims;
+  out.counts.clear();
+  out.group = head.group;
+  out.error = head.error;
+  out.with_joined = head.with_joined;
+  out.last_joined_rank = head.last_joined_rank;
 }
 
-// A group's members travel as one unit: merge them first, at the place of the first member.
-std::vector<Response> merge_groups(std::vector<Response> ready) {
-  std::vector<Response> units;
-  units.reserve(ready.size());
-  std::map<int32_t, size_t> unit_of_group;
-  for (Response& r : ready) {
-    if (r.group < 0 || !fusible(r)) {
-      units.push_back(std::move(r));
-      continue;
-    }
-    const auto it = unit_of_group.find(r.group);
-    if (it == unit_of_group.end()) {
-      unit_of_group[r.group] = units.size();
-      units.push_back(std::move(r));
+// Appends r's tensors at out.names[used...]: a name string already there is assigned over,
+// which reuses its memory where a push_back after clear() would allocate it again.
+void append_tensors(Response& out, size_t& used, const Response& r) {
+  for (const std::string& name : r.names) {
+    if (used < out.names.size()) {
+      out.names[used] = name;
     } else {
-      HVD_CHECK(compatible(units[it->second], r), "group ", r.group, " mixes incompatible tensors");
-      append(units[it->second], std::move(r));
+      out.names.push_back(name);
     }
+    ++used;
   }
-  return units;
+  out.counts.insert(out.counts.end(), r.counts.begin(), r.counts.end());
+}
+
+Response& next_slot(std::vector<Response>& plan, size_t& used) {
+  if (used == plan.size()) plan.emplace_back();
+  return plan[used++];
 }
 
 }  // namespace
@@ -55,27 +63,75 @@ size_t response_bytes(const Response& r) {
   return elements * dtype_size(r.dtype);
 }
 
-std::vector<Response> plan_fusion(std::vector<Response> ready, size_t threshold_bytes) {
-  std::vector<Response> units = merge_groups(std::move(ready));
-  std::vector<bool> placed(units.size(), false);
-  std::vector<Response> plan;
-  for (size_t i = 0; i < units.size(); ++i) {
-    if (placed[i]) continue;
-    placed[i] = true;
-    Response fused = std::move(units[i]);
-    if (fusible(fused)) {
-      size_t bytes = response_bytes(fused);
-      for (size_t j = i + 1; j < units.size(); ++j) {
-        if (placed[j] || !fusible(units[j]) || !compatible(fused, units[j])) continue;
-        const size_t more = response_bytes(units[j]);
-        if (bytes + more > threshold_bytes) continue;  // a later, smaller one may still fit
-        append(fused, std::move(units[j]));
-        bytes += more;
-        placed[j] = true;
-      }
+void FusionPlanner::plan(const std::vector<const Response*>& ready, size_t threshold_bytes,
+                         std::vector<Response>& plan) {
+  // A group's members travel as one unit, at the place of the first member.
+  unit_heads_.clear();
+  next_member_.assign(ready.size(), kNone);
+  std::map<int32_t, size_t> last_of_group;  // stays empty, unallocated, without groups
+  for (size_t i = 0; i < ready.size(); ++i) {
+    const Response& r = *ready[i];
+    if (r.group < 0 || !fusible(r)) {
+      unit_heads_.push_back(i);
+      continue;
     }
-    plan.push_back(std::move(fused));
+    const auto it = last_of_group.find(r.group);
+    if (it == last_of_group.end()) {
+      last_of_group.emplace(r.group, i);
+      unit_heads_.push_back(i);
+    } else {
+      HVD_CHECK(compatible(*ready[it->second], r), "group ", r.group,
+                " mixes incompatible tensors");
+      next_member_[it->second] = i;
+      it->second = i;
+    }
   }
+  unit_bytes_.clear();
+  for (size_t head : unit_heads_) {
+    size_t bytes = 0;
+    for (size_t m = head; m != kNone; m = next_member_[m]) bytes += response_bytes(*ready[m]);
+    unit_bytes_.push_back(bytes);
+  }
+
+  placed_.assign(unit_heads_.size(), 0);
+  size_t planned = 0;
+  for (size_t u = 0; u < unit_heads_.size(); ++u) {
+    if (placed_[u] != 0) continue;
+    placed_[u] = 1;
+    const Response& head = *ready[unit_heads_[u]];
+    Response& out = next_slot(plan, planned);
+    if (!fusible(head)) {
+      out = head;
+      continue;
+    }
+    start_fused(out, head);
+    size_t names = 0;
+    const auto append_unit = [&](size_t unit) {
+      for (size_t m = unit_heads_[unit]; m != kNone; m = next_member_[m]) {
+        append_tensors(out, names, *ready[m]);
+      }
+    };
+    append_unit(u);
+    size_t bytes = unit_bytes_[u];
+    for (size_t v = u + 1; v < unit_heads_.size(); ++v) {
+      const Response& other = *ready[unit_heads_[v]];
+      if (placed_[v] != 0 || !fusible(other) || !compatible(head, other)) continue;
+      if (bytes + unit_bytes_[v] > threshold_bytes) continue;  // a later, smaller one may fit
+      append_unit(v);
+      bytes += unit_bytes_[v];
+      placed_[v] = 1;
+    }
+    out.names.resize(names);
+  }
+  plan.erase(plan.begin() + static_cast<std::ptrdiff_t>(planned), plan.end());
+}
+
+std::vector<Response> plan_fusion(const std::vector<Response>& ready, size_t threshold_bytes) {
+  std::vector<const Response*> refs;
+  refs.reserve(ready.size());
+  for (const Response& r : ready) refs.push_back(&r);
+  std::vector<Response> plan;
+  FusionPlanner().plan(refs, threshold_bytes, plan);
   return plan;
 }
 

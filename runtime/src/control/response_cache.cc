@@ -7,11 +7,16 @@
 
 namespace hvd::control {
 
+namespace {
+bool same_properties_but_name(const Request& a, const Request& b) {
+  return a.type == b.type && a.dtype == b.dtype && a.op == b.op && a.root == b.root &&
+         a.device == b.device && a.shape == b.shape && a.prescale == b.prescale &&
+         a.postscale == b.postscale && a.group == b.group && a.splits == b.splits;
+}
+}  // namespace
+
 bool same_properties(const Request& a, const Request& b) {
-  return a.name == b.name && a.type == b.type && a.dtype == b.dtype && a.op == b.op &&
-         a.root == b.root && a.device == b.device && a.shape == b.shape &&
-         a.prescale == b.prescale && a.postscale == b.postscale && a.group == b.group &&
-         a.splits == b.splits;
+  return a.name == b.name && same_properties_but_name(a, b);
 }
 
 ResponseCache::ResponseCache(size_t capacity) : capacity_(capacity), slots_(capacity) {
@@ -26,8 +31,10 @@ ResponseCache::State ResponseCache::lookup(const Request& request) const {
 ResponseCache::Found ResponseCache::find(const Request& request) const {
   const auto it = by_name_.find(request.name);
   if (it == by_name_.end()) return {};
-  const State state =
-      same_properties(slots_[it->second].request, request) ? State::kHit : State::kInvalid;
+  // The map matched the name already: compare it once per lookup, not twice.
+  const State state = same_properties_but_name(slots_[it->second].request, request)
+                          ? State::kHit
+                          : State::kInvalid;
   return {state, it->second};
 }
 

@@ -42,12 +42,16 @@ StallInspector::StallInspector(int world_size, StallConfig config, const Clock& 
 }
 
 void StallInspector::record_ready(std::string_view tensor, int rank) {
+  record_ready(tensor, rank, clock_.now());
+}
+
+void StallInspector::record_ready(std::string_view tensor, int rank, Clock::TimePoint now) {
   HVD_CHECK(rank >= 0 && rank < world_size_, "rank ", rank, " of ", world_size_, " for tensor ",
             tensor);
   auto it = pending_.find(tensor);
   if (it == pending_.end()) {
     Entry e;
-    e.first_seen = clock_.now();
+    e.first_seen = now;
     e.ready.assign(static_cast<size_t>(world_size_), false);
     it = pending_.emplace(std::string(tensor), std::move(e)).first;
   }

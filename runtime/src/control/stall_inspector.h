@@ -51,13 +51,18 @@ class StallInspector {
   /// `rank` has submitted `tensor`. The first call for a name starts its wait; repeats are
   /// harmless. rank must be in [0, world_size) (HVD_CHECK).
   void record_ready(std::string_view tensor, int rank);
+  /// The same with the time already read: one clock read for a whole negotiation, not one per
+  /// tensor.
+  void record_ready(std::string_view tensor, int rank, Clock::TimePoint now);
+  Clock::TimePoint now() const { return clock_.now(); }
   /// `tensor` ran (or was dropped): forget it. Unknown names are ignored.
   void record_done(std::string_view tensor);
 
   /// Tensors whose wait passed warning_seconds and that were not reported in the last warning
   /// period; tensors every rank has submitted are not stalls and are skipped.
   StallReport check(Clock::TimePoint now);
-  StallReport check() { return check(clock_.now()); }
+  /// At the clock's time; with nothing pending (steady state), without reading the clock.
+  StallReport check() { return pending_.empty() ? StallReport{} : check(clock_.now()); }
 
   /// Tensors submitted by at least one rank and not yet done.
   size_t pending() const { return pending_.size(); }

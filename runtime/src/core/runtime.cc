@@ -275,15 +275,13 @@ void Runtime::run_cycle() {
   if (timeline) timeline->mark_cycle_start();
   // Sorted by set; the map stays empty (no allocation per cycle) while only set 0 is used.
   queue_.pop_fresh(popped_);
-  std::vector<control::Request> global_fresh;
-  global_fresh.reserve(popped_.size());
   std::map<int, std::vector<control::Request>> fresh;
   for (FreshRequest& f : popped_) {
-    (f.process_set == 0 ? global_fresh : fresh[f.process_set]).push_back(std::move(f.request));
+    (f.process_set == 0 ? global_fresh_ : fresh[f.process_set]).push_back(std::move(f.request));
   }
   popped_.clear();
   // The global set first: it may add or remove sets, on every rank in the same cycle.
-  const bool stop = run_set_cycle(global_, std::move(global_fresh), shutdown_requested_.load());
+  const bool stop = run_set_cycle(global_, global_fresh_, shutdown_requested_.load());
   if (stop) {
     stopped_ = true;  // every rank saw the same vote: none runs the other sets' cycles now
     return;
@@ -302,12 +300,12 @@ void Runtime::run_cycle() {
   for (auto& [id, set] : sets_) {
     if (id == 0) continue;
     auto it = fresh.find(id);
-    run_set_cycle(*set, it == fresh.end() ? std::vector<control::Request>{} : std::move(it->second),
-                  false);
+    std::vector<control::Request> none;
+    run_set_cycle(*set, it == fresh.end() ? none : it->second, false);
   }
 }
 
-bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh,
+bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fresh,
                             bool want_shutdown) {
   // The cycle's new requests begin NEGOTIATE at once, as Horovod's do: one event on their group
   // (the same group every step of a training loop), each tensor's dtype and shape its args.
@@ -323,8 +321,7 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh
     const std::optional<BufferView> input = queue_.input_of(set.id, mine.name);
     return input && set.executor.fold_input(r, *input, dst);
   };
-  const control::CycleResult result =
-      set.controller.run_cycle(std::move(fresh), want_shutdown, fold);
+  const control::CycleResult& result = set.controller.run_cycle(fresh, want_shutdown, fold);
   if (result.folded) {
     const control::Response& r = *result.folded;
     if (executors_timeline_) {

@@ -102,7 +102,8 @@ class Runtime {
   // Tensors of this rank wait for other ranks, or it has joined: cycle again without waiting.
   bool work_in_flight() const;
   // One cycle of `set`'s negotiation with its fresh requests, then what it planned.
-  bool run_set_cycle(ProcessSet& set, std::vector<control::Request> fresh, bool want_shutdown);
+  // Takes `fresh` (left empty, its memory kept: control::Controller::run_cycle()).
+  bool run_set_cycle(ProcessSet& set, std::vector<control::Request>& fresh, bool want_shutdown);
   // A response of the global set that adds or removes a process set (on every rank alike).
   void change_sets(const control::Response& r, std::vector<TensorEntry>& entries);
   // This rank's place in `process_set` into *set_rank, or why it cannot use the set.
@@ -126,7 +127,8 @@ class Runtime {
   std::vector<std::unique_ptr<TimelineWriter>> timelines_;
   bool timeline_from_api_ = false;  // started by start_timeline(), not HOROVOD_TIMELINE
   std::string timeline_base_;       // the running timeline's base path (timeline_rank_path())
-  // executors_timeline_, sets_, next_set_id_, join_zeros_, popped_ and taken_ are cycle state:
+  // executors_timeline_, sets_, next_set_id_, join_zeros_, popped_, global_fresh_ and taken_
+  // are cycle state:
   // only the thread that holds the turn (CycleTurns) uses them.
   TimelineWriter* executors_timeline_ = nullptr;  // what the executors record into
   SetCommsFactory set_factory_;
@@ -144,8 +146,9 @@ class Runtime {
   std::atomic<uint64_t> set_changes_{0};  // names the add/remove requests
   JoinZeros join_zeros_;  // while this rank has joined (hvd.join); global set only
   // Cycle buffers, emptied after each use and kept for their memory: the requests popped from
-  // the queue, and the entries of the response that runs.
+  // the queue, the global set's among them, and the entries of the response that runs.
   std::vector<FreshRequest> popped_;
+  std::vector<control::Request> global_fresh_;
   std::vector<TensorEntry> taken_;
   std::atomic<bool> shutdown_requested_{false};
   std::atomic<bool> stopped_{false};

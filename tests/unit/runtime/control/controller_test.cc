@@ -278,7 +278,7 @@ struct FoldSource {
 };
 
 std::vector<float> folded_floats(const control::CycleResult& result) {
-  REQUIRE(result.folded.has_value());
+  REQUIRE(result.folded != nullptr);
   std::vector<float> out(static_cast<size_t>(result.folded->counts.at(0)));
   std::memcpy(out.data(), result.folded_data, out.size() * sizeof(float));
   return out;
@@ -302,13 +302,13 @@ TEST_CASE("controller: a lone small cached allreduce rides on the vote, one coll
       // First: negotiated (nothing cached yet), run as a response.
       const control::CycleResult first = c.run_cycle({request(rank, "x")}, false, source.input());
       CHECK(names_of(first.responses) == std::vector<std::string>{"x"});
-      CHECK_FALSE(first.folded.has_value());
+      CHECK(first.folded == nullptr);
       // The hub's counts are rank 0's to keep and read.
       const long gathers = rank == 0 ? hub.gathers : 0, votes = rank == 0 ? hub.votes : 0;
       for (int step = 0; step < 3; ++step) {
         const control::CycleResult next = c.run_cycle({request(rank, "x")}, false, source.input());
         CHECK(next.responses.empty());
-        REQUIRE(next.folded.has_value());
+        REQUIRE(next.folded != nullptr);
         CHECK(next.folded->names == std::vector<std::string>{"x"});
         CHECK(folded_floats(next) == std::vector<float>(16, sum));
         CHECK(c.in_flight() == 0);
@@ -329,7 +329,7 @@ TEST_CASE("controller: a rank without the tensor ready: no fold anywhere, and la
     std::vector<control::Request> fresh;
     if (rank != 2) fresh.push_back(request(rank, "x"));
     const control::CycleResult waiting = c.run_cycle(fresh, false, source.input());
-    CHECK_FALSE(waiting.folded.has_value());
+    CHECK(waiting.folded == nullptr);
     CHECK(waiting.responses.empty());
     // Rank 2 catches up; the others' x waited with the controller, and now folds.
     fresh.clear();
@@ -350,20 +350,20 @@ TEST_CASE("controller: a rank that cannot fold, or two tensors pending, run the 
     const control::CycleResult two =
         c.run_cycle({request(rank, "x"), request(rank, "y")}, false, source.input());
     CHECK(source.calls == 0);
-    CHECK_FALSE(two.folded.has_value());
+    CHECK(two.folded == nullptr);
     CHECK(names_of(two.responses) == std::vector<std::string>{"x", "y"});
     // Rank 1 cannot fold x: every rank runs it as a response.
     source.refuse = rank == 1;
     const control::CycleResult refused = c.run_cycle({request(rank, "x")}, false, source.input());
     CHECK(source.calls == 1);
-    CHECK_FALSE(refused.folded.has_value());
+    CHECK(refused.folded == nullptr);
     CHECK(names_of(refused.responses) == std::vector<std::string>{"x"});
     // A mixed cycle: rank 0 has y only (it would fold), the others x and y.
     source.refuse = false;
     std::vector<control::Request> fresh{request(rank, "y")};
     if (rank != 0) fresh.push_back(request(rank, "x"));
     const control::CycleResult mixed = c.run_cycle(fresh, false, source.input());
-    CHECK_FALSE(mixed.folded.has_value());
+    CHECK(mixed.folded == nullptr);
     CHECK(names_of(mixed.responses) == std::vector<std::string>{"y"});
     // x waits on rank 1 and 2 until rank 0 submits it.
     const control::CycleResult last =
@@ -382,9 +382,48 @@ TEST_CASE("controller: a tensor above kFoldBytes never rides on the vote") {
     for (int step = 0; step < 3; ++step) {
       const control::CycleResult r =
           c.run_cycle({request(rank, "big", elements)}, false, source.input());
-      CHECK_FALSE(r.folded.has_value());
+      CHECK(r.folded == nullptr);
       CHECK(names_of(r.responses) == std::vector<std::string>{"big"});
     }
     CHECK(source.calls == 0);
+  });
+}
+
+TEST_CASE("controller: run_cycle takes the caller's requests and leaves it the buffer") {
+  FakeChannelHub hub(2);
+  spawn(2, hub, {}, [&](int rank, control::Controller& c) {
+    std::vector<control::Request> fresh{request(rank, "a"), request(rank, "b")};
+    c.run_cycle(fresh, false);
+    CHECK(fresh.empty());
+    // The caller's buffer and the controller's trade places: from the second cycle on, the
+    // one handed back has held a cycle's requests, and refilling it allocates nothing.
+    for (int step = 0; step < 3; ++step) {
+      fresh.push_back(request(rank, "a"));
+      fresh.push_back(request(rank, "b"));
+      const control::CycleResult& cached = c.run_cycle(fresh, false);
+      CHECK(fresh.empty());
+      CHECK(fresh.capacity() >= 2);
+      CHECK(names_of(cached.responses) == std::vector<std::string>{"a", "b"});
+    }
+  });
+}
+
+TEST_CASE("controller: a cache hit that runs beside a negotiation that evicts it still runs") {
+  // Capacity 1: caching b (negotiated in the cycle) evicts a, whose hit is ready in that cycle.
+  FakeChannelHub hub(2);
+  control::ControllerOptions options;
+  options.cache_capacity = 1;
+  spawn(2, hub, options, [&](int rank, control::Controller& c) {
+    c.run_cycle({request(rank, "a", 4)}, false);
+    const control::CycleResult& both =
+        c.run_cycle({request(rank, "a", 4), request(rank, "b", 8)}, false);
+    CHECK(both.negotiated);
+    REQUIRE(both.responses.size() == 1);  // fused
+    CHECK(both.responses[0].names == std::vector<std::string>{"a", "b"});
+    CHECK(both.responses[0].counts == std::vector<int64_t>{4, 8});
+    // b is cached now and a is not: a is negotiated again.
+    const control::CycleResult& again = c.run_cycle({request(rank, "a", 4)}, false);
+    CHECK(again.negotiated);
+    CHECK(names_of(again.responses) == std::vector<std::string>{"a"});
   });
 }

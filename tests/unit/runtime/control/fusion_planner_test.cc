@@ -53,3 +53,36 @@ TEST_CASE("fusion_planner: a group is never split, even over the threshold") {
   CHECK(names(control::plan_fusion({ar("a", 1), ar("b", 1)}, 0)) ==
         std::vector<std::vector<std::string>>{{"a"}, {"b"}});  // threshold 0: fusion off
 }
+
+TEST_CASE("fusion_planner: a planner reuses the plan's responses, names and all") {
+  // Long names have memory of their own; a name assigned over a longer one keeps its memory
+  // (its capacity), where a fresh copy would get just enough.
+  const std::string long_a(100, 'a'), long_b(100, 'b');
+  std::vector<control::Response> ready{ar(long_a, 10), ar(long_b, 10, hvd::DataType::kFloat16)};
+  ready[0].with_joined = true;
+  ready[0].prescale = 0.5;
+  std::vector<const control::Response*> refs{&ready[0], &ready[1]};
+  control::FusionPlanner planner;
+  std::vector<control::Response> plan;
+  planner.plan(refs, 1 << 20, plan);
+  REQUIRE(names(plan) == std::vector<std::vector<std::string>>{{long_a}, {long_b}});
+  CHECK(plan[0].with_joined);  // a fused response carries its first tensor's fields
+  CHECK(plan[0].prescale == 0.5);
+
+  // The next cycle: other tensors, other fields; nothing left of the last but memory.
+  const std::string short_c(40, 'c');
+  std::vector<control::Response> next{ar(short_c, 3), ar("h", 1, hvd::DataType::kFloat16),
+                                      ar("d", 2)};
+  refs = {&next[0], &next[1], &next[2]};
+  planner.plan(refs, 1 << 20, plan);
+  REQUIRE(names(plan) == std::vector<std::vector<std::string>>{{short_c, "d"}, {"h"}});
+  CHECK(plan[0].names[0].capacity() >= 100);
+  CHECK(plan[0].counts == std::vector<int64_t>{3, 2});
+  CHECK_FALSE(plan[0].with_joined);
+  CHECK(plan[0].prescale == 1.0);
+  CHECK(plan[1].dtype == hvd::DataType::kFloat16);
+  CHECK(plan[1].counts == std::vector<int64_t>{1});
+
+  planner.plan({}, 1 << 20, plan);
+  CHECK(plan.empty());
+}

@@ -167,3 +167,36 @@ TEST_CASE("stall inspector: bad thresholds are ConfigErrors and a bad rank is a 
   CHECK_THROWS_AS(inspector.record_ready("t", 2), hvd::InternalError);
   CHECK_THROWS_AS(inspector.record_ready("t", -1), hvd::InternalError);
 }
+
+namespace {
+// A clock that counts its reads.
+class CountingClock final : public hvd::Clock {
+ public:
+  TimePoint now() const override {
+    ++reads;
+    return TimePoint{} + seconds(100);
+  }
+  mutable int reads = 0;
+};
+}  // namespace
+
+TEST_CASE("stall inspector: a check with nothing pending reads no clock; a given time is used") {
+  CountingClock clock;
+  StallConfig config;
+  config.warning_seconds = 10;
+  StallInspector inspector(2, config, clock);
+  CHECK(inspector.check().stalled.empty());
+  CHECK(clock.reads == 0);  // every cycle checks: in steady state nothing is pending
+  // A negotiation reads the time once for all its tensors.
+  const hvd::Clock::TimePoint at = hvd::Clock::TimePoint{} + seconds(80);
+  inspector.record_ready("a", 0, at);
+  inspector.record_ready("b", 0, at);
+  CHECK(clock.reads == 0);
+  // At 100 s, both have waited 20 s: past the warning time, counted from the given time.
+  CHECK(names(inspector.check()) == std::vector<std::string>{"a", "b"});
+  CHECK(clock.reads == 1);
+  inspector.record_done("a");
+  inspector.record_done("b");
+  CHECK(inspector.check().stalled.empty());
+  CHECK(clock.reads == 1);
+}
