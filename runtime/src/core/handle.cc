@@ -33,12 +33,14 @@ Handle failed(ErrorCode code, const std::string& message) {
 }
 
 control::Request request(const std::string& name, control::OpType type, const TensorView& t) {
-  control::Request r;
-  r.name = name;
+  // A spent request's memory where the runtime has one: assign() then allocates nothing.
+  core::Runtime* rt = g_runtime.load();
+  control::Request r = rt != nullptr ? rt->spare_request() : control::Request{};
+  r.name.assign(name);
   r.type = type;
   r.dtype = t.dtype;
   r.device = t.device;
-  r.shape = t.shape;
+  r.shape.assign(t.shape.begin(), t.shape.end());
   return r;
 }
 

@@ -322,6 +322,9 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fres
     return input && set.executor.fold_input(r, *input, dst);
   };
   const control::CycleResult& result = set.controller.run_cycle(fresh, want_shutdown, fold);
+  // The cycle's spent requests go back to the queue, whose next requests reuse their memory.
+  set.controller.take_spent(spent_);
+  queue_.recycle(spent_);
   if (result.folded) {
     const control::Response& r = *result.folded;
     if (executors_timeline_) {
@@ -350,7 +353,7 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fres
       named.error = str_cat("process set ", set.id, " (ranks ", set_label(set.id),
                             "; ranks below are positions in it): ", r.error);
       set.executor.run(named, entries, group);
-      entries.clear();
+      queue_.recycle(entries);
       continue;
     }
     if (r.kind == control::Response::Kind::kRun &&
@@ -360,7 +363,9 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fres
     } else {
       set.executor.run(r, entries, group);
     }
-    entries.clear();  // the handles go now; the memory stays for the next response
+    // The handles go now; the buffer's memory stays for the next response, the requests' for
+    // the next tensors.
+    queue_.recycle(entries);
   }
   join_zeros_.release();
   return result.shutdown;

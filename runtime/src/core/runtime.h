@@ -60,6 +60,9 @@ class Runtime {
 
   /// Queues a collective among the ranks of `process_set` (0: all); the handle completes when
   /// it ran or failed. The request's rank is filled in. Thread-safe.
+  /// A request to fill and pass to enqueue(), holding a spent one's memory where there is one
+  /// (TensorQueue::spare_request()): steady steps allocate no name or shape per tensor.
+  control::Request spare_request() { return queue_.spare_request(); }
   std::shared_ptr<HandleState> enqueue(control::Request request, BufferView input,
                                        BufferView output, int process_set = 0);
   /// Queues several collectives at once (a grouped allreduce); one handle per tensor.
@@ -127,8 +130,8 @@ class Runtime {
   std::vector<std::unique_ptr<TimelineWriter>> timelines_;
   bool timeline_from_api_ = false;  // started by start_timeline(), not HOROVOD_TIMELINE
   std::string timeline_base_;       // the running timeline's base path (timeline_rank_path())
-  // executors_timeline_, sets_, next_set_id_, join_zeros_, popped_, global_fresh_ and taken_
-  // are cycle state:
+  // executors_timeline_, sets_, next_set_id_, join_zeros_, popped_, global_fresh_, taken_ and
+  // spent_ are cycle state:
   // only the thread that holds the turn (CycleTurns) uses them.
   TimelineWriter* executors_timeline_ = nullptr;  // what the executors record into
   SetCommsFactory set_factory_;
@@ -150,6 +153,7 @@ class Runtime {
   std::vector<FreshRequest> popped_;
   std::vector<control::Request> global_fresh_;
   std::vector<TensorEntry> taken_;
+  std::vector<control::Request> spent_;  // a cycle's spent requests, on their way to the queue
   std::atomic<bool> shutdown_requested_{false};
   std::atomic<bool> stopped_{false};
   std::atomic<bool> failed_{false};     // a cycle threw: the queue holds its error

@@ -17,6 +17,27 @@ Status in_flight_error(std::string_view name) {
                                "submitting the same name again"));
 }
 
+// More than a step of tensors in flight at once is rare; beyond this, spent requests are freed.
+constexpr size_t kMaxSpareRequests = 4096;
+
+// `r` as a default Request, but with the memory of its strings and vectors kept. Resetting the
+// whole struct (rather than field by field) leaves no stale field, whatever fields it gains.
+void reset_keeping_memory(control::Request& r) {
+  std::string name = std::move(r.name);
+  std::vector<int64_t> shape = std::move(r.shape);
+  std::vector<int64_t> splits = std::move(r.splits);
+  r = control::Request{};
+  name.clear();
+  shape.clear();
+  splits.clear();
+  r.name = std::move(name);
+  r.shape = std::move(shape);
+  r.splits = std::move(splits);
+}
+
+// Copies `from` into `to`, reusing `to`'s memory (copy assignment keeps capacity that suffices).
+void copy_into(control::Request& to, const control::Request& from) { to = from; }
+
 }  // namespace
 
 void HandleState::mark_done(Status status) {
@@ -114,7 +135,7 @@ bool TensorQueue::insert_locked(TensorEntry& entry) {
       spare_nodes_.push_back(std::move(put.node));
       return false;
     }
-    fresh_.push_back(FreshRequest{put.position->second.process_set, put.position->second.request});
+    push_fresh_locked(put.position->second);
     return true;
   }
   // try_emplace looks the key up before it moves the entry (whose name the key still views),
@@ -124,8 +145,53 @@ bool TensorQueue::insert_locked(TensorEntry& entry) {
       entries_.try_emplace(Key{entry.process_set, entry.request.name}, std::move(entry));
   if (!inserted) return false;
   it->first.name = it->second.request.name;
-  fresh_.push_back(FreshRequest{it->second.process_set, it->second.request});
+  push_fresh_locked(it->second);
   return true;
+}
+
+void TensorQueue::push_fresh_locked(const TensorEntry& entry) {
+  FreshRequest& f = fresh_.emplace_back();
+  f.process_set = entry.process_set;
+  if (!spare_requests_.empty()) {
+    f.request = std::move(spare_requests_.back());
+    spare_requests_.pop_back();
+  }
+  copy_into(f.request, entry.request);
+}
+
+control::Request TensorQueue::spare_request() {
+  control::Request r;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (spare_requests_.empty()) return r;
+    r = std::move(spare_requests_.back());
+    spare_requests_.pop_back();
+  }
+  reset_keeping_memory(r);
+  return r;
+}
+
+void TensorQueue::recycle(std::vector<control::Request>& spent) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (control::Request& r : spent) {
+      if (spare_requests_.size() >= kMaxSpareRequests) break;
+      if (r.name.empty() && r.shape.capacity() == 0) continue;  // moved from: no memory
+      spare_requests_.push_back(std::move(r));
+    }
+  }
+  spent.clear();
+}
+
+void TensorQueue::recycle(std::vector<TensorEntry>& spent) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (TensorEntry& e : spent) {
+      if (spare_requests_.size() >= kMaxSpareRequests) break;
+      spare_requests_.push_back(std::move(e.request));
+    }
+  }
+  spent.clear();
 }
 
 void TensorQueue::wait_for_fresh(std::chrono::steady_clock::time_point deadline) {

@@ -124,12 +124,23 @@ class TensorQueue {
   void fail_set(int process_set, const Status& status);
   size_t size() const;
 
+  /// A Request to fill for the next add(): a spent one whose name, shape and splits keep their
+  /// memory (every field reset to its default), or a new one when none is spare. With
+  /// recycle(), a steady step allocates no string or vector per tensor. Any thread.
+  control::Request spare_request();
+  /// Hands spent requests (or the requests of spent entries) back for spare_request() and for
+  /// the queue's own copies; `spent` is left empty. Any thread.
+  void recycle(std::vector<control::Request>& spent);
+  void recycle(std::vector<TensorEntry>& spent);
+
  private:
   // add_group() with mutex_ held: checks and queues, or returns the error.
   Status add_locked(std::vector<TensorEntry>& entries);
   // With mutex_ held: queues `entry` (moved from) and returns true, or returns false and leaves
   // it as it was when its name is in flight in its set.
   bool insert_locked(TensorEntry& entry);
+  // With mutex_ held: appends a copy of `entry`'s request to fresh_, in a spare request's memory.
+  void push_fresh_locked(const TensorEntry& entry);
   // After the lock is released: ends the loop's wait_for_fresh() when `wake`.
   void notify_fresh(bool wake) {
     if (wake) fresh_cv_.notify_one();
@@ -164,6 +175,9 @@ class TensorQueue {
   // many tensors as the one before, so that steady state allocates no table node.
   std::vector<Entries::node_type> spare_nodes_;
   std::vector<FreshRequest> fresh_;
+  // Spent requests whose memory the next ones reuse (see spare_request()); bounded, so that
+  // one large step does not pin its memory for good.
+  std::vector<control::Request> spare_requests_;
   Status closed_;  // not ok once fail_all() ran
 };
 

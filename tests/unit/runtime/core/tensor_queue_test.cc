@@ -218,3 +218,98 @@ TEST_CASE("tensor queue: many threads adding and waiting at once each see their 
   CHECK(wrong.load() == 0);
   CHECK(q.size() == 0);
 }
+
+namespace {
+
+// A request with every field away from its default, as a spent one may be.
+hvd::control::Request busy_request() {
+  hvd::control::Request r;
+  r.rank = 3;
+  r.name = "a spent request whose name is too long for the small-string buffer";
+  r.type = hvd::control::OpType::kAlltoall;
+  r.dtype = hvd::DataType::kFloat64;
+  r.op = hvd::ReduceOp::kMax;
+  r.root = 2;
+  r.device = hvd::Device{1};
+  r.shape = {2, 3, 4, 5};
+  r.prescale = 0.5;
+  r.postscale = 4.0;
+  r.group = 7;
+  r.splits = {1, 2, 3};
+  return r;
+}
+
+void check_default_fields(const hvd::control::Request& r) {
+  const hvd::control::Request d;
+  CHECK(r.rank == d.rank);
+  CHECK(r.name.empty());
+  CHECK(r.type == d.type);
+  CHECK(r.dtype == d.dtype);
+  CHECK(r.op == d.op);
+  CHECK(r.root == d.root);
+  CHECK(r.device == d.device);
+  CHECK(r.shape.empty());
+  CHECK(r.prescale == d.prescale);
+  CHECK(r.postscale == d.postscale);
+  CHECK(r.group == d.group);
+  CHECK(r.splits.empty());
+}
+
+}  // namespace
+
+TEST_CASE("tensor queue: a spare request is a default one that keeps a spent one's memory") {
+  core::TensorQueue q;
+  check_default_fields(q.spare_request());  // none spent yet: a new one
+  std::vector<hvd::control::Request> spent{busy_request()};
+  const char* name_memory = spent[0].name.data();
+  const int64_t* shape_memory = spent[0].shape.data();
+  q.recycle(spent);
+  CHECK(spent.empty());
+  const hvd::control::Request r = q.spare_request();
+  check_default_fields(r);
+  CHECK(r.name.data() == name_memory);
+  CHECK(r.shape.data() == shape_memory);
+  check_default_fields(q.spare_request());  // that one was the only spare
+}
+
+TEST_CASE("tensor queue: a queued request's copy in a recycled one carries no stale field") {
+  core::TensorQueue q;
+  std::vector<hvd::control::Request> spent{busy_request()};
+  q.recycle(spent);
+  core::TensorEntry e = entry("b");
+  e.request.shape = {6};
+  e.request.dtype = hvd::DataType::kInt32;
+  REQUIRE(q.add(std::move(e)).ok());
+  const std::vector<core::FreshRequest> fresh = q.pop_fresh();
+  REQUIRE(fresh.size() == 1);
+  const hvd::control::Request& r = fresh[0].request;
+  CHECK(r.name == "b");
+  CHECK(r.shape == std::vector<int64_t>{6});
+  CHECK(r.dtype == hvd::DataType::kInt32);
+  CHECK(r.splits.empty());
+  CHECK(r.rank == 0);
+  CHECK(r.type == hvd::control::OpType::kAllreduce);
+  CHECK(r.op == hvd::ReduceOp::kSum);
+  CHECK(r.root == 0);
+  CHECK(r.device.is_cpu());
+  CHECK(r.prescale == 1.0);
+  CHECK(r.postscale == 1.0);
+  CHECK(r.group == -1);
+}
+
+TEST_CASE("tensor queue: recycled entries give their requests back, and the handles go") {
+  core::TensorQueue q;
+  REQUIRE(q.add(entry("a long tensor name that needs memory of its own, not the buffer")).ok());
+  std::vector<core::TensorEntry> taken =
+      q.take(0, {"a long tensor name that needs memory of its own, not the buffer"});
+  REQUIRE(taken.size() == 1);
+  const std::weak_ptr<core::HandleState> handle = taken[0].handle;
+  const char* name_memory = taken[0].request.name.data();
+  taken[0].handle->complete(Status());
+  q.recycle(taken);
+  CHECK(taken.empty());
+  CHECK(handle.expired());
+  const hvd::control::Request r = q.spare_request();
+  check_default_fields(r);
+  CHECK(r.name.data() == name_memory);
+}
