@@ -77,7 +77,8 @@ Runtime::~Runtime() {
 
 // One tensor (every allreduce_async): the group's steps without its vectors.
 std::shared_ptr<HandleState> Runtime::enqueue(control::Request request, BufferView input,
-                                              BufferView output, int process_set) {
+                                              BufferView output, int process_set,
+                                              control::Request* spare) {
   auto handle = std::make_shared<HandleState>(turns_);
   if (!request.device.is_cpu()) turns_->close_caller_path();  // see enqueue_group()
   int set_rank = world_.rank;
@@ -88,7 +89,7 @@ std::shared_ptr<HandleState> Runtime::enqueue(control::Request request, BufferVi
   request.rank = set_rank;
   const Status added =
       queue_.add(TensorEntry{std::move(request), process_set, input, output, handle},
-                 !turns_->caller_ran_last());
+                 !turns_->caller_ran_last(), spare);
   if (!added.ok()) handle->complete(added);
   return handle;
 }

@@ -58,13 +58,15 @@ class Runtime {
 
   const bootstrap::WorldInfo& world() const { return world_; }
 
-  /// Queues a collective among the ranks of `process_set` (0: all); the handle completes when
-  /// it ran or failed. The request's rank is filled in. Thread-safe.
   /// A request to fill and pass to enqueue(), holding a spent one's memory where there is one
   /// (TensorQueue::spare_request()): steady steps allocate no name or shape per tensor.
   control::Request spare_request() { return queue_.spare_request(); }
+  /// Queues a collective among the ranks of `process_set` (0: all); the handle completes when
+  /// it ran or failed. The request's rank is filled in. Thread-safe. `spare`: as for
+  /// TensorQueue::add() (the API keeps one per thread, so that its next request takes no lock).
   std::shared_ptr<HandleState> enqueue(control::Request request, BufferView input,
-                                       BufferView output, int process_set = 0);
+                                       BufferView output, int process_set = 0,
+                                       control::Request* spare = nullptr);
   /// Queues several collectives at once (a grouped allreduce); one handle per tensor.
   std::vector<std::shared_ptr<HandleState>> enqueue_group(std::vector<control::Request> requests,
                                                           const std::vector<BufferView>& inputs,

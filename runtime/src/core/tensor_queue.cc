@@ -20,9 +20,14 @@ Status in_flight_error(std::string_view name) {
 // More than a step of tensors in flight at once is rare; beyond this, spent requests are freed.
 constexpr size_t kMaxSpareRequests = 4096;
 
-// `r` as a default Request, but with the memory of its strings and vectors kept. Resetting the
-// whole struct (rather than field by field) leaves no stale field, whatever fields it gains.
-void reset_keeping_memory(control::Request& r) {
+// Copies `from` into `to`, reusing `to`'s memory (copy assignment keeps capacity that suffices).
+void copy_into(control::Request& to, const control::Request& from) { to = from; }
+
+}  // namespace
+
+// Resetting the whole struct (rather than field by field) leaves no stale field, whatever
+// fields it gains.
+void reuse_request(control::Request& r) {
   std::string name = std::move(r.name);
   std::vector<int64_t> shape = std::move(r.shape);
   std::vector<int64_t> splits = std::move(r.splits);
@@ -34,11 +39,6 @@ void reset_keeping_memory(control::Request& r) {
   r.shape = std::move(shape);
   r.splits = std::move(splits);
 }
-
-// Copies `from` into `to`, reusing `to`'s memory (copy assignment keeps capacity that suffices).
-void copy_into(control::Request& to, const control::Request& from) { to = from; }
-
-}  // namespace
 
 void HandleState::mark_done(Status status) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -79,12 +79,16 @@ Status HandleState::wait() {
 bool HandleState::done() const { return done_flag_.load(std::memory_order_acquire); }
 
 // One entry is the common case (every allreduce_async): checked and queued without a vector.
-Status TensorQueue::add(TensorEntry entry, bool wake) {
+Status TensorQueue::add(TensorEntry entry, bool wake, control::Request* spare) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!closed_.ok()) return closed_;
     if (!insert_locked(entry)) return in_flight_error(entry.request.name);
     publish_fresh_locked();
+    if (spare != nullptr && !spare_requests_.empty()) {
+      *spare = std::move(spare_requests_.back());
+      spare_requests_.pop_back();
+    }
   }
   notify_fresh(wake);
   return Status();
@@ -167,7 +171,7 @@ control::Request TensorQueue::spare_request() {
     r = std::move(spare_requests_.back());
     spare_requests_.pop_back();
   }
-  reset_keeping_memory(r);
+  reuse_request(r);
   return r;
 }
 

@@ -75,6 +75,9 @@ struct TensorEntry {
 /// it runs for every response the executor finishes).
 void complete_entries(const std::vector<TensorEntry>& entries, const Status& status);
 
+/// `r` as a default Request, but with the memory of its strings and vectors kept for reuse.
+void reuse_request(control::Request& r);
+
 /// A request the loop has not seen yet, and the process set it belongs to.
 struct FreshRequest {
   int process_set = 0;
@@ -85,8 +88,10 @@ class TensorQueue {
  public:
   /// Queues `entry`. Returns an error Status (and queues nothing) when a tensor of the same
   /// name is still in flight in the same process set, or after fail_all(). `wake`: as for
-  /// add_group().
-  Status add(TensorEntry entry, bool wake = true);
+  /// add_group(). `spare`: when not null, receives a spent request for the caller's next one
+  /// where the queue has one (as spare_request(), but under the lock add() takes anyway; its
+  /// fields are the caller's to reset, with reuse_request()).
+  Status add(TensorEntry entry, bool wake = true, control::Request* spare = nullptr);
   /// Queues all of `entries` at once, so that one cycle sees the whole group (grouped
   /// allreduce). All or nothing: an error queues none of them. `wake`: end the loop's
   /// wait_for_fresh() now (false: the waiting caller is expected to run the next cycle itself).

@@ -313,3 +313,22 @@ TEST_CASE("tensor queue: recycled entries give their requests back, and the hand
   check_default_fields(r);
   CHECK(r.name.data() == name_memory);
 }
+
+TEST_CASE("tensor queue: add() hands a spent request back to its caller, only when it queued") {
+  core::TensorQueue q;
+  hvd::control::Request spare;
+  REQUIRE(q.add(entry("a"), true, &spare).ok());
+  CHECK(spare.name.empty());  // none spent yet
+  // Two spent: the queue's copy of the next fresh request takes the last, the caller the other.
+  std::vector<hvd::control::Request> spent{busy_request(), busy_request()};
+  const int64_t* shape_memory = spent[0].shape.data();
+  q.recycle(spent);
+  CHECK_FALSE(q.add(entry("a"), true, &spare).ok());  // in flight: refused, no spare
+  CHECK(spare.shape.data() == nullptr);
+  REQUIRE(q.add(entry("b"), true, &spare).ok());
+  CHECK(spare.shape.data() == shape_memory);
+  hvd::control::Request& r = spare;
+  core::reuse_request(r);
+  check_default_fields(r);
+  CHECK(r.shape.data() == shape_memory);
+}
