@@ -275,7 +275,8 @@ void Runtime::run_cycle() {
   }
   if (timeline) timeline->mark_cycle_start();
   // Sorted by set; the map stays empty (no allocation per cycle) while only set 0 is used.
-  queue_.pop_fresh(popped_);
+  // The last cycle's spent requests go back on the way (their memory serves the next ones).
+  queue_.pop_fresh(popped_, spent_);
   std::map<int, std::vector<control::Request>> fresh;
   for (FreshRequest& f : popped_) {
     (f.process_set == 0 ? global_fresh_ : fresh[f.process_set]).push_back(std::move(f.request));
@@ -323,9 +324,7 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fres
     return input && set.executor.fold_input(r, *input, dst);
   };
   const control::CycleResult& result = set.controller.run_cycle(fresh, want_shutdown, fold);
-  // The cycle's spent requests go back to the queue, whose next requests reuse their memory.
   set.controller.take_spent(spent_);
-  queue_.recycle(spent_);
   if (result.folded) {
     const control::Response& r = *result.folded;
     if (executors_timeline_) {
@@ -354,7 +353,7 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fres
       named.error = str_cat("process set ", set.id, " (ranks ", set_label(set.id),
                             "; ranks below are positions in it): ", r.error);
       set.executor.run(named, entries, group);
-      queue_.recycle(entries);
+      spend(entries);
       continue;
     }
     if (r.kind == control::Response::Kind::kRun &&
@@ -364,12 +363,15 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fres
     } else {
       set.executor.run(r, entries, group);
     }
-    // The handles go now; the buffer's memory stays for the next response, the requests' for
-    // the next tensors.
-    queue_.recycle(entries);
+    spend(entries);
   }
   join_zeros_.release();
   return result.shutdown;
+}
+
+void Runtime::spend(std::vector<TensorEntry>& entries) {
+  for (TensorEntry& e : entries) spent_.push_back(std::move(e.request));
+  entries.clear();
 }
 
 void Runtime::change_sets(const control::Response& r, std::vector<TensorEntry>& entries) {

@@ -109,6 +109,9 @@ class Runtime {
   // One cycle of `set`'s negotiation with its fresh requests, then what it planned.
   // Takes `fresh` (left empty, its memory kept: control::Controller::run_cycle()).
   bool run_set_cycle(ProcessSet& set, std::vector<control::Request>& fresh, bool want_shutdown);
+  // After a response ran: its entries' requests go to spent_, their handles go, and `entries`
+  // keeps its memory for the next response.
+  void spend(std::vector<TensorEntry>& entries);
   // A response of the global set that adds or removes a process set (on every rank alike).
   void change_sets(const control::Response& r, std::vector<TensorEntry>& entries);
   // This rank's place in `process_set` into *set_rank, or why it cannot use the set.
@@ -155,7 +158,8 @@ class Runtime {
   std::vector<FreshRequest> popped_;
   std::vector<control::Request> global_fresh_;
   std::vector<TensorEntry> taken_;
-  std::vector<control::Request> spent_;  // a cycle's spent requests, on their way to the queue
+  // The requests this cycle has done with, handed to the queue by the next pop_fresh().
+  std::vector<control::Request> spent_;
   std::atomic<bool> shutdown_requested_{false};
   std::atomic<bool> stopped_{false};
   std::atomic<bool> failed_{false};     // a cycle threw: the queue holds its error

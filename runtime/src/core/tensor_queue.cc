@@ -175,29 +175,6 @@ control::Request TensorQueue::spare_request() {
   return r;
 }
 
-void TensorQueue::recycle(std::vector<control::Request>& spent) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (control::Request& r : spent) {
-      if (spare_requests_.size() >= kMaxSpareRequests) break;
-      if (r.name.empty() && r.shape.capacity() == 0) continue;  // moved from: no memory
-      spare_requests_.push_back(std::move(r));
-    }
-  }
-  spent.clear();
-}
-
-void TensorQueue::recycle(std::vector<TensorEntry>& spent) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (TensorEntry& e : spent) {
-      if (spare_requests_.size() >= kMaxSpareRequests) break;
-      spare_requests_.push_back(std::move(e.request));
-    }
-  }
-  spent.clear();
-}
-
 void TensorQueue::wait_for_fresh(std::chrono::steady_clock::time_point deadline) {
   spin_briefly([this] { return fresh_flag_.load(std::memory_order_acquire); }, deadline);
   std::unique_lock<std::mutex> lock(mutex_);
@@ -226,6 +203,22 @@ void TensorQueue::pop_fresh(std::vector<FreshRequest>& out) {
   std::lock_guard<std::mutex> lock(mutex_);
   out.swap(fresh_);
   publish_fresh_locked();
+}
+
+void TensorQueue::pop_fresh(std::vector<FreshRequest>& out,
+                            std::vector<control::Request>& spent) {
+  out.clear();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (control::Request& r : spent) {
+      if (spare_requests_.size() >= kMaxSpareRequests) break;
+      if (r.name.empty() && r.shape.capacity() == 0) continue;  // moved from: no memory
+      spare_requests_.push_back(std::move(r));
+    }
+    out.swap(fresh_);
+    publish_fresh_locked();
+  }
+  spent.clear();  // outside the lock: what did not fit is freed here
 }
 
 std::vector<TensorEntry> TensorQueue::take(int process_set, const std::vector<std::string>& names) {

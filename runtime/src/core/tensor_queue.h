@@ -101,6 +101,10 @@ class TensorQueue {
   /// pop_fresh() into `out` (cleared first), whose memory the queue keeps for the next ones:
   /// the loop and the queue trade the same two buffers every cycle instead of growing new ones.
   void pop_fresh(std::vector<FreshRequest>& out);
+  /// The same, first taking `spent` (left empty) for spare_request(), add()'s `spare` and the
+  /// queue's own copies: the loop hands back the last cycle's spent requests under the lock it
+  /// takes anyway.
+  void pop_fresh(std::vector<FreshRequest>& out, std::vector<control::Request>& spent);
   /// The background loop's idle wait: returns when a request has been added since the last
   /// pop_fresh() (at once if one already was), when wake() is called, or at `deadline`,
   /// whichever comes first. add() and add_group() end the wait, so that a lone tensor does not
@@ -130,13 +134,10 @@ class TensorQueue {
   size_t size() const;
 
   /// A Request to fill for the next add(): a spent one whose name, shape and splits keep their
-  /// memory (every field reset to its default), or a new one when none is spare. With
-  /// recycle(), a steady step allocates no string or vector per tensor. Any thread.
+  /// memory (every field reset to its default), or a new one when none is spare. With the
+  /// spent requests pop_fresh() takes back, a steady step allocates no string or vector per
+  /// tensor. Any thread.
   control::Request spare_request();
-  /// Hands spent requests (or the requests of spent entries) back for spare_request() and for
-  /// the queue's own copies; `spent` is left empty. Any thread.
-  void recycle(std::vector<control::Request>& spent);
-  void recycle(std::vector<TensorEntry>& spent);
 
  private:
   // add_group() with mutex_ held: checks and queues, or returns the error.

@@ -255,6 +255,12 @@ void check_default_fields(const hvd::control::Request& r) {
   CHECK(r.splits.empty());
 }
 
+// Hands `spent` to the queue as the loop does, with its next pop_fresh().
+void give_back(core::TensorQueue& q, std::vector<hvd::control::Request>& spent) {
+  std::vector<core::FreshRequest> popped;
+  q.pop_fresh(popped, spent);
+}
+
 }  // namespace
 
 TEST_CASE("tensor queue: a spare request is a default one that keeps a spent one's memory") {
@@ -263,7 +269,7 @@ TEST_CASE("tensor queue: a spare request is a default one that keeps a spent one
   std::vector<hvd::control::Request> spent{busy_request()};
   const char* name_memory = spent[0].name.data();
   const int64_t* shape_memory = spent[0].shape.data();
-  q.recycle(spent);
+  give_back(q, spent);
   CHECK(spent.empty());
   const hvd::control::Request r = q.spare_request();
   check_default_fields(r);
@@ -275,7 +281,7 @@ TEST_CASE("tensor queue: a spare request is a default one that keeps a spent one
 TEST_CASE("tensor queue: a queued request's copy in a recycled one carries no stale field") {
   core::TensorQueue q;
   std::vector<hvd::control::Request> spent{busy_request()};
-  q.recycle(spent);
+  give_back(q, spent);
   core::TensorEntry e = entry("b");
   e.request.shape = {6};
   e.request.dtype = hvd::DataType::kInt32;
@@ -297,7 +303,7 @@ TEST_CASE("tensor queue: a queued request's copy in a recycled one carries no st
   CHECK(r.group == -1);
 }
 
-TEST_CASE("tensor queue: recycled entries give their requests back, and the handles go") {
+TEST_CASE("tensor queue: a taken entry's request, given back, is the next spare") {
   core::TensorQueue q;
   REQUIRE(q.add(entry("a long tensor name that needs memory of its own, not the buffer")).ok());
   std::vector<core::TensorEntry> taken =
@@ -306,9 +312,12 @@ TEST_CASE("tensor queue: recycled entries give their requests back, and the hand
   const std::weak_ptr<core::HandleState> handle = taken[0].handle;
   const char* name_memory = taken[0].request.name.data();
   taken[0].handle->complete(Status());
-  q.recycle(taken);
-  CHECK(taken.empty());
+  std::vector<hvd::control::Request> spent;
+  spent.push_back(std::move(taken[0].request));  // not a braced list, which would copy it
+  taken.clear();
   CHECK(handle.expired());
+  give_back(q, spent);
+  CHECK(spent.empty());
   const hvd::control::Request r = q.spare_request();
   check_default_fields(r);
   CHECK(r.name.data() == name_memory);
@@ -322,7 +331,7 @@ TEST_CASE("tensor queue: add() hands a spent request back to its caller, only wh
   // Two spent: the queue's copy of the next fresh request takes the last, the caller the other.
   std::vector<hvd::control::Request> spent{busy_request(), busy_request()};
   const int64_t* shape_memory = spent[0].shape.data();
-  q.recycle(spent);
+  give_back(q, spent);
   CHECK_FALSE(q.add(entry("a"), true, &spare).ok());  // in flight: refused, no spare
   CHECK(spare.shape.data() == nullptr);
   REQUIRE(q.add(entry("b"), true, &spare).ok());
