@@ -110,8 +110,8 @@ bool Executor::fold_input(const control::Response& r, const BufferView& input, v
   return true;
 }
 
-void Executor::complete_folded(const control::Response& r, std::vector<TensorEntry> entries,
-                               const void* reduced) {
+void Executor::complete_folded(const control::Response& r,
+                               const std::vector<TensorEntry>& entries, const void* reduced) {
   HVD_CHECK(entries.size() == 1 && entries[0].output.bytes() == control::fold_bytes(r),
             "a folded allreduce of ", entries.size(), " tensors");
   const BufferView& out = entries[0].output;

@@ -44,7 +44,7 @@ class Executor {
   bool fold_input(const control::Response& r, const BufferView& input, void* dst);
   /// Completes a folded tensor (one entry) from `reduced`, the vote's result: copied to the
   /// output, then averaged and postscaled as run() does.
-  void complete_folded(const control::Response& r, std::vector<TensorEntry> entries,
+  void complete_folded(const control::Response& r, const std::vector<TensorEntry>& entries,
                        const void* reduced);
 
   /// Records the fusion copies and backend calls of every tensor on `timeline` (may be null).

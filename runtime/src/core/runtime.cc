@@ -330,7 +330,11 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fres
     if (executors_timeline_) {
       executors_timeline_->end(executors_timeline_->group(r.names), timeline_phase::kNegotiate);
     }
-    set.executor.complete_folded(r, queue_.take(set.id, r.names), result.folded_data);
+    // In the cycle's buffers, as any response's entries: no vector, and the request is spent.
+    taken_.clear();
+    queue_.take(set.id, r.names, taken_);
+    set.executor.complete_folded(r, taken_, result.folded_data);
+    spend(taken_);
   }
   for (const control::Response& r : result.responses) {
     // The response's tensor list goes on the timeline once; its phases refer to it.
