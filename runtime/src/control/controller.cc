@@ -75,12 +75,6 @@ void Controller::sort_requests(std::vector<Request>& fresh) {
   }
 }
 
-void Controller::take_spent(std::vector<Request>& spent) {
-  spent.insert(spent.end(), std::make_move_iterator(requests_.begin()),
-               std::make_move_iterator(requests_.end()));
-  requests_.clear();
-}
-
 void Controller::add_uncached(Request r) {
   // A join is negotiated like an uncached request, but is not a tensor to cache.
   if (r.type != OpType::kJoin) negotiating_[r.name] = r;

@@ -96,10 +96,6 @@ class Controller {
     return run_cycle(fresh, want_shutdown, fold);
   }
 
-  /// Moves the last cycle's requests that it has done with (run from the cache, or moved on)
-  /// to the end of `spent`, for the caller to reuse their memory. Call between cycles.
-  void take_spent(std::vector<Request>& spent);
-
   /// Coordinator only: names some ranks have asked for while others have not, with the ranks
   /// that have (what the stall inspector watches).
   std::map<std::string, std::vector<int>> pending() const { return table_.pending(); }

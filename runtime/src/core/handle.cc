@@ -32,24 +32,13 @@ Handle failed(ErrorCode code, const std::string& message) {
   return Handle(state);
 }
 
-// A spent request this thread's last submit() got back from the queue (TensorQueue::add()):
-// taking it costs no lock, where the runtime's spare_request() takes the queue's.
-thread_local control::Request t_spare_request;
-
 control::Request request(const std::string& name, control::OpType type, const TensorView& t) {
-  // A spent request's memory where there is one: assign() then allocates nothing.
   control::Request r;
-  if (!t_spare_request.name.empty() || t_spare_request.shape.capacity() > 0) {
-    r = std::move(t_spare_request);
-    core::reuse_request(r);
-  } else if (core::Runtime* rt = g_runtime.load()) {
-    r = rt->spare_request();
-  }
-  r.name.assign(name);
+  r.name = name;
   r.type = type;
   r.dtype = t.dtype;
   r.device = t.device;
-  r.shape.assign(t.shape.begin(), t.shape.end());
+  r.shape = t.shape;
   return r;
 }
 
@@ -74,8 +63,7 @@ Handle submit(control::Request r, const TensorView& in, const TensorView& out,
   core::Runtime* rt = g_runtime.load();
   if (rt == nullptr) return failed(ErrorCode::kUsage, "hvd::init() has not been called");
   try {
-    return Handle(
-        rt->enqueue(std::move(r), view(in), view(out), process_set, &t_spare_request));
+    return Handle(rt->enqueue(std::move(r), view(in), view(out), process_set));
   } catch (...) {
     auto state = std::make_shared<core::HandleState>();
     state->complete(Status::from_exception(std::current_exception()));

@@ -77,8 +77,7 @@ Runtime::~Runtime() {
 
 // One tensor (every allreduce_async): the group's steps without its vectors.
 std::shared_ptr<HandleState> Runtime::enqueue(control::Request request, BufferView input,
-                                              BufferView output, int process_set,
-                                              control::Request* spare) {
+                                              BufferView output, int process_set) {
   auto handle = std::make_shared<HandleState>(turns_);
   if (!request.device.is_cpu()) turns_->close_caller_path();  // see enqueue_group()
   int set_rank = world_.rank;
@@ -89,7 +88,7 @@ std::shared_ptr<HandleState> Runtime::enqueue(control::Request request, BufferVi
   request.rank = set_rank;
   const Status added =
       queue_.add(TensorEntry{std::move(request), process_set, input, output, handle},
-                 !turns_->caller_ran_last(), spare);
+                 !turns_->caller_ran_last());
   if (!added.ok()) handle->complete(added);
   return handle;
 }
@@ -275,8 +274,7 @@ void Runtime::run_cycle() {
   }
   if (timeline) timeline->mark_cycle_start();
   // Sorted by set; the map stays empty (no allocation per cycle) while only set 0 is used.
-  // The last cycle's spent requests go back on the way (their memory serves the next ones).
-  queue_.pop_fresh(popped_, spent_);
+  queue_.pop_fresh(popped_);
   std::map<int, std::vector<control::Request>> fresh;
   for (FreshRequest& f : popped_) {
     (f.process_set == 0 ? global_fresh_ : fresh[f.process_set]).push_back(std::move(f.request));
@@ -324,17 +322,16 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fres
     return input && set.executor.fold_input(r, *input, dst);
   };
   const control::CycleResult& result = set.controller.run_cycle(fresh, want_shutdown, fold);
-  set.controller.take_spent(spent_);
   if (result.folded) {
     const control::Response& r = *result.folded;
     if (executors_timeline_) {
       executors_timeline_->end(executors_timeline_->group(r.names), timeline_phase::kNegotiate);
     }
-    // In the cycle's buffers, as any response's entries: no vector, and the request is spent.
+    // In the cycle's buffer, as any response's entries: no vector per folded tensor.
     taken_.clear();
     queue_.take(set.id, r.names, taken_);
     set.executor.complete_folded(r, taken_, result.folded_data);
-    spend(taken_);
+    taken_.clear();
   }
   for (const control::Response& r : result.responses) {
     // The response's tensor list goes on the timeline once; its phases refer to it.
@@ -357,7 +354,7 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fres
       named.error = str_cat("process set ", set.id, " (ranks ", set_label(set.id),
                             "; ranks below are positions in it): ", r.error);
       set.executor.run(named, entries, group);
-      spend(entries);
+      entries.clear();
       continue;
     }
     if (r.kind == control::Response::Kind::kRun &&
@@ -367,15 +364,10 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fres
     } else {
       set.executor.run(r, entries, group);
     }
-    spend(entries);
+    entries.clear();  // the handles go now; the memory stays for the next response
   }
   join_zeros_.release();
   return result.shutdown;
-}
-
-void Runtime::spend(std::vector<TensorEntry>& entries) {
-  for (TensorEntry& e : entries) spent_.push_back(std::move(e.request));
-  entries.clear();
 }
 
 void Runtime::change_sets(const control::Response& r, std::vector<TensorEntry>& entries) {

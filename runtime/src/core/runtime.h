@@ -58,15 +58,10 @@ class Runtime {
 
   const bootstrap::WorldInfo& world() const { return world_; }
 
-  /// A request to fill and pass to enqueue(), holding a spent one's memory where there is one
-  /// (TensorQueue::spare_request()): steady steps allocate no name or shape per tensor.
-  control::Request spare_request() { return queue_.spare_request(); }
   /// Queues a collective among the ranks of `process_set` (0: all); the handle completes when
-  /// it ran or failed. The request's rank is filled in. Thread-safe. `spare`: as for
-  /// TensorQueue::add() (the API keeps one per thread, so that its next request takes no lock).
+  /// it ran or failed. The request's rank is filled in. Thread-safe.
   std::shared_ptr<HandleState> enqueue(control::Request request, BufferView input,
-                                       BufferView output, int process_set = 0,
-                                       control::Request* spare = nullptr);
+                                       BufferView output, int process_set = 0);
   /// Queues several collectives at once (a grouped allreduce); one handle per tensor.
   std::vector<std::shared_ptr<HandleState>> enqueue_group(std::vector<control::Request> requests,
                                                           const std::vector<BufferView>& inputs,
@@ -109,9 +104,6 @@ class Runtime {
   // One cycle of `set`'s negotiation with its fresh requests, then what it planned.
   // Takes `fresh` (left empty, its memory kept: control::Controller::run_cycle()).
   bool run_set_cycle(ProcessSet& set, std::vector<control::Request>& fresh, bool want_shutdown);
-  // After a response ran: its entries' requests go to spent_, their handles go, and `entries`
-  // keeps its memory for the next response.
-  void spend(std::vector<TensorEntry>& entries);
   // A response of the global set that adds or removes a process set (on every rank alike).
   void change_sets(const control::Response& r, std::vector<TensorEntry>& entries);
   // This rank's place in `process_set` into *set_rank, or why it cannot use the set.
@@ -135,8 +127,8 @@ class Runtime {
   std::vector<std::unique_ptr<TimelineWriter>> timelines_;
   bool timeline_from_api_ = false;  // started by start_timeline(), not HOROVOD_TIMELINE
   std::string timeline_base_;       // the running timeline's base path (timeline_rank_path())
-  // executors_timeline_, sets_, next_set_id_, join_zeros_, popped_, global_fresh_, taken_ and
-  // spent_ are cycle state:
+  // executors_timeline_, sets_, next_set_id_, join_zeros_, popped_, global_fresh_ and taken_
+  // are cycle state:
   // only the thread that holds the turn (CycleTurns) uses them.
   TimelineWriter* executors_timeline_ = nullptr;  // what the executors record into
   SetCommsFactory set_factory_;
@@ -158,8 +150,6 @@ class Runtime {
   std::vector<FreshRequest> popped_;
   std::vector<control::Request> global_fresh_;
   std::vector<TensorEntry> taken_;
-  // The requests this cycle has done with, handed to the queue by the next pop_fresh().
-  std::vector<control::Request> spent_;
   std::atomic<bool> shutdown_requested_{false};
   std::atomic<bool> stopped_{false};
   std::atomic<bool> failed_{false};     // a cycle threw: the queue holds its error

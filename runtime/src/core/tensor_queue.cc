@@ -17,28 +17,7 @@ Status in_flight_error(std::string_view name) {
                                "submitting the same name again"));
 }
 
-// More than a step of tensors in flight at once is rare; beyond this, spent requests are freed.
-constexpr size_t kMaxSpareRequests = 4096;
-
-// Copies `from` into `to`, reusing `to`'s memory (copy assignment keeps capacity that suffices).
-void copy_into(control::Request& to, const control::Request& from) { to = from; }
-
 }  // namespace
-
-// Resetting the whole struct (rather than field by field) leaves no stale field, whatever
-// fields it gains.
-void reuse_request(control::Request& r) {
-  std::string name = std::move(r.name);
-  std::vector<int64_t> shape = std::move(r.shape);
-  std::vector<int64_t> splits = std::move(r.splits);
-  r = control::Request{};
-  name.clear();
-  shape.clear();
-  splits.clear();
-  r.name = std::move(name);
-  r.shape = std::move(shape);
-  r.splits = std::move(splits);
-}
 
 void HandleState::mark_done(Status status) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -79,16 +58,12 @@ Status HandleState::wait() {
 bool HandleState::done() const { return done_flag_.load(std::memory_order_acquire); }
 
 // One entry is the common case (every allreduce_async): checked and queued without a vector.
-Status TensorQueue::add(TensorEntry entry, bool wake, control::Request* spare) {
+Status TensorQueue::add(TensorEntry entry, bool wake) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!closed_.ok()) return closed_;
     if (!insert_locked(entry)) return in_flight_error(entry.request.name);
     publish_fresh_locked();
-    if (spare != nullptr && !spare_requests_.empty()) {
-      *spare = std::move(spare_requests_.back());
-      spare_requests_.pop_back();
-    }
   }
   notify_fresh(wake);
   return Status();
@@ -139,7 +114,7 @@ bool TensorQueue::insert_locked(TensorEntry& entry) {
       spare_nodes_.push_back(std::move(put.node));
       return false;
     }
-    push_fresh_locked(put.position->second);
+    fresh_.push_back(FreshRequest{put.position->second.process_set, put.position->second.request});
     return true;
   }
   // try_emplace looks the key up before it moves the entry (whose name the key still views),
@@ -149,30 +124,8 @@ bool TensorQueue::insert_locked(TensorEntry& entry) {
       entries_.try_emplace(Key{entry.process_set, entry.request.name}, std::move(entry));
   if (!inserted) return false;
   it->first.name = it->second.request.name;
-  push_fresh_locked(it->second);
+  fresh_.push_back(FreshRequest{it->second.process_set, it->second.request});
   return true;
-}
-
-void TensorQueue::push_fresh_locked(const TensorEntry& entry) {
-  FreshRequest& f = fresh_.emplace_back();
-  f.process_set = entry.process_set;
-  if (!spare_requests_.empty()) {
-    f.request = std::move(spare_requests_.back());
-    spare_requests_.pop_back();
-  }
-  copy_into(f.request, entry.request);
-}
-
-control::Request TensorQueue::spare_request() {
-  control::Request r;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (spare_requests_.empty()) return r;
-    r = std::move(spare_requests_.back());
-    spare_requests_.pop_back();
-  }
-  reuse_request(r);
-  return r;
 }
 
 void TensorQueue::wait_for_fresh(std::chrono::steady_clock::time_point deadline) {
@@ -203,22 +156,6 @@ void TensorQueue::pop_fresh(std::vector<FreshRequest>& out) {
   std::lock_guard<std::mutex> lock(mutex_);
   out.swap(fresh_);
   publish_fresh_locked();
-}
-
-void TensorQueue::pop_fresh(std::vector<FreshRequest>& out,
-                            std::vector<control::Request>& spent) {
-  out.clear();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (control::Request& r : spent) {
-      if (spare_requests_.size() >= kMaxSpareRequests) break;
-      if (r.name.empty() && r.shape.capacity() == 0) continue;  // moved from: no memory
-      spare_requests_.push_back(std::move(r));
-    }
-    out.swap(fresh_);
-    publish_fresh_locked();
-  }
-  spent.clear();  // outside the lock: what did not fit is freed here
 }
 
 std::vector<TensorEntry> TensorQueue::take(int process_set, const std::vector<std::string>& names) {

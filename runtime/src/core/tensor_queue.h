@@ -75,9 +75,6 @@ struct TensorEntry {
 /// it runs for every response the executor finishes).
 void complete_entries(const std::vector<TensorEntry>& entries, const Status& status);
 
-/// `r` as a default Request, but with the memory of its strings and vectors kept for reuse.
-void reuse_request(control::Request& r);
-
 /// A request the loop has not seen yet, and the process set it belongs to.
 struct FreshRequest {
   int process_set = 0;
@@ -88,10 +85,8 @@ class TensorQueue {
  public:
   /// Queues `entry`. Returns an error Status (and queues nothing) when a tensor of the same
   /// name is still in flight in the same process set, or after fail_all(). `wake`: as for
-  /// add_group(). `spare`: when not null, receives a spent request for the caller's next one
-  /// where the queue has one (as spare_request(), but under the lock add() takes anyway; its
-  /// fields are the caller's to reset, with reuse_request()).
-  Status add(TensorEntry entry, bool wake = true, control::Request* spare = nullptr);
+  /// add_group().
+  Status add(TensorEntry entry, bool wake = true);
   /// Queues all of `entries` at once, so that one cycle sees the whole group (grouped
   /// allreduce). All or nothing: an error queues none of them. `wake`: end the loop's
   /// wait_for_fresh() now (false: the waiting caller is expected to run the next cycle itself).
@@ -101,10 +96,6 @@ class TensorQueue {
   /// pop_fresh() into `out` (cleared first), whose memory the queue keeps for the next ones:
   /// the loop and the queue trade the same two buffers every cycle instead of growing new ones.
   void pop_fresh(std::vector<FreshRequest>& out);
-  /// The same, first taking `spent` (left empty) for spare_request(), add()'s `spare` and the
-  /// queue's own copies: the loop hands back the last cycle's spent requests under the lock it
-  /// takes anyway.
-  void pop_fresh(std::vector<FreshRequest>& out, std::vector<control::Request>& spent);
   /// The background loop's idle wait: returns when a request has been added since the last
   /// pop_fresh() (at once if one already was), when wake() is called, or at `deadline`,
   /// whichever comes first. add() and add_group() end the wait, so that a lone tensor does not
@@ -133,20 +124,12 @@ class TensorQueue {
   void fail_set(int process_set, const Status& status);
   size_t size() const;
 
-  /// A Request to fill for the next add(): a spent one whose name, shape and splits keep their
-  /// memory (every field reset to its default), or a new one when none is spare. With the
-  /// spent requests pop_fresh() takes back, a steady step allocates no string or vector per
-  /// tensor. Any thread.
-  control::Request spare_request();
-
  private:
   // add_group() with mutex_ held: checks and queues, or returns the error.
   Status add_locked(std::vector<TensorEntry>& entries);
   // With mutex_ held: queues `entry` (moved from) and returns true, or returns false and leaves
   // it as it was when its name is in flight in its set.
   bool insert_locked(TensorEntry& entry);
-  // With mutex_ held: appends a copy of `entry`'s request to fresh_, in a spare request's memory.
-  void push_fresh_locked(const TensorEntry& entry);
   // After the lock is released: ends the loop's wait_for_fresh() when `wake`.
   void notify_fresh(bool wake) {
     if (wake) fresh_cv_.notify_one();
@@ -181,9 +164,6 @@ class TensorQueue {
   // many tensors as the one before, so that steady state allocates no table node.
   std::vector<Entries::node_type> spare_nodes_;
   std::vector<FreshRequest> fresh_;
-  // Spent requests whose memory the next ones reuse (see spare_request()); bounded, so that
-  // one large step does not pin its memory for good.
-  std::vector<control::Request> spare_requests_;
   Status closed_;  // not ok once fail_all() ran
 };
 
