@@ -25,14 +25,14 @@ mpirun_flags=(-np "$np")
 [ "$(id -u)" -eq 0 ] && mpirun_flags+=(--allow-run-as-root)
 
 # run NAME [VAR=VALUE ...] -- HVD-BENCH-ARGS: one mpirun of hvd-bench; its table goes to stdout
-# and its JSON to $out/NAME.json.
+# and its JSON to $out/NAME.json. RUN_ROUNDS=N before it: N rounds instead of ROUNDS.
 run() {
   local name=$1 envs=()
   shift
   while [ "$1" != "--" ]; do envs+=(-x "$1"); shift; done
   shift
   echo "== $name"
-  mpirun "${mpirun_flags[@]}" "${envs[@]}" "$bench" --json "$out/$name.json" --rounds "$rounds" "$@"
+  mpirun "${mpirun_flags[@]}" "${envs[@]}" "$bench" --json "$out/$name.json" --rounds "${RUN_ROUNDS:-$rounds}" "$@"
   echo
 }
 
@@ -44,8 +44,10 @@ run shm_lat HVD_RING_TRANSPORT=shm -- --op all "${lat[@]}"
 run shm_bw HVD_RING_TRANSPORT=shm -- --op all "${bw[@]}"
 run tcp_lat HVD_RING_TRANSPORT=tcp -- --op allreduce "${lat[@]}"
 run tcp_bw HVD_RING_TRANSPORT=tcp -- --op allreduce -b 1M -e "$max_bytes" -n "$bw_iters" -w 3
-run runtime_vs_raw HVD_BACKEND=mpi -- --scenario runtime-vs-raw --peers mpi -b 1M -e "$max_bytes" \
-  -n "$bw_iters" -w 3
+# More rounds than the others: from 4 MiB one round is a few ms, and the best of 3 differed by up
+# to 13% between runs of one build (most likely MPI's own spread at those sizes).
+RUN_ROUNDS=$((rounds * 3)) run runtime_vs_raw HVD_BACKEND=mpi -- --scenario runtime-vs-raw \
+  --peers mpi -b 1M -e "$max_bytes" -n "$bw_iters" -w 3
 fusion=(--scenario fusion -n 200 -w 20)
 run fusion HVD_BACKEND=mpi -- "${fusion[@]}"
 run fusion_off HVD_BACKEND=mpi HOROVOD_FUSION_THRESHOLD=0 -- "${fusion[@]}"
