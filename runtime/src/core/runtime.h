@@ -128,8 +128,7 @@ class Runtime {
   bool timeline_from_api_ = false;  // started by start_timeline(), not HOROVOD_TIMELINE
   std::string timeline_base_;       // the running timeline's base path (timeline_rank_path())
   // executors_timeline_, sets_, next_set_id_, join_zeros_, popped_, global_fresh_ and taken_
-  // are cycle state:
-  // only the thread that holds the turn (CycleTurns) uses them.
+  // are cycle state: only the thread that holds the turn (CycleTurns) uses them.
   TimelineWriter* executors_timeline_ = nullptr;  // what the executors record into
   SetCommsFactory set_factory_;
   // The sets this rank is in, by id; 0 (all ranks) always.
