@@ -225,6 +225,24 @@ int main() {
   must(hvd::add_process_set(evens, &again), "add the even set again");
   expect(again > std::max(even_id, odd_id), "a new id for a set added again");
   if (even(me)) collectives_in(again, evens, "even set added again");
+  {
+    // A tensor queued on a set just before the set is removed: it runs if a cycle takes it
+    // first, else it fails as removed (most often both requests meet in the cycle that the
+    // removal's wait runs); either way the runtime goes on.
+    std::vector<int64_t> in(2, 1), out(2);
+    hvd::Handle late;
+    if (even(me)) {
+      late = hvd::allreduce_async("late", view(in, {2}), view(out, {2}), hvd::ReduceOp::kSum,
+                                  1.0, 1.0, again);
+    }
+    must(hvd::remove_process_set(again), "remove a set with a tensor queued on it");
+    if (even(me)) {
+      s = late.wait();
+      expect(s.ok() || s.message().find("was removed") != std::string::npos,
+             "a tensor queued on a set being removed: " + s.message());
+    }
+    must(hvd::barrier(), "barrier after removing a set with a tensor queued on it");
+  }
 
   const std::vector<int> ids = hvd::process_set_ids();
   // One rank's shutdown stops every rank's runtime: wait for the even set's work first.

@@ -44,20 +44,14 @@ void Controller::Vote::clear() {
   invalid_bits.clear();
 }
 
-void Controller::sort_requests(std::vector<Request>& fresh) {
-  requests_.clear();  // the last cycle's, run or moved on by now
-  // Those that waited first, as they came before the fresh ones. Swapping hands the caller
-  // (and waiting_) this controller's emptied buffer: both keep their memory.
-  if (waiting_.empty()) {
-    requests_.swap(fresh);
-  } else {
-    requests_.swap(waiting_);
-    requests_.insert(requests_.end(), std::make_move_iterator(fresh.begin()),
-                     std::make_move_iterator(fresh.end()));
-    fresh.clear();
-  }
+void Controller::sort_requests(const std::vector<const Request*>& fresh) {
+  // Those that waited first, as they came before the fresh ones. Pointers only: the requests
+  // stay where the caller keeps them (run_cycle()'s contract), so a tensor costs no copy.
+  requests_.clear();
+  requests_.swap(waiting_);
+  requests_.insert(requests_.end(), fresh.begin(), fresh.end());
   for (size_t i = 0; i < requests_.size(); ++i) {
-    Request& r = requests_[i];
+    const Request& r = *requests_[i];
     const ResponseCache::Found found = cache_.find(r);
     switch (found.state) {
       case ResponseCache::State::kHit:
@@ -66,19 +60,19 @@ void Controller::sort_requests(std::vector<Request>& fresh) {
         break;
       case ResponseCache::State::kInvalid:
         vote_.invalid_bits.push_back(found.bit);
-        add_uncached(std::move(r));
+        add_uncached(r);
         break;
       case ResponseCache::State::kMiss:
-        add_uncached(std::move(r));
+        add_uncached(r);
         break;
     }
   }
 }
 
-void Controller::add_uncached(Request r) {
+void Controller::add_uncached(const Request& r) {
   // A join is negotiated like an uncached request, but is not a tensor to cache.
   if (r.type != OpType::kJoin) negotiating_[r.name] = r;
-  vote_.uncached.push_back(std::move(r));
+  vote_.uncached.push_back(r);
 }
 
 // Reads the vote: runs the hits that are ready everywhere, erases what some rank found invalid
@@ -98,12 +92,12 @@ void Controller::take_cache_ready(bool all_joined) {
   }
   const bool erased = !invalid.empty();
   for (size_t i = 0; i < vote_.hits.size(); ++i) {
-    Request& r = requests_[vote_.hits[i]];
+    const Request& r = *requests_[vote_.hits[i]];
     size_t bit = vote_.hit_bits[i];
     if (erased) {  // the bits of sort_requests() hold unless an entry was erased since
       const ResponseCache::Found found = cache_.find(r);
       if (found.state != ResponseCache::State::kHit) {
-        add_uncached(std::move(r));  // its entry was erased this cycle
+        add_uncached(r);  // its entry was erased this cycle
         continue;
       }
       bit = found.bit;
@@ -111,7 +105,7 @@ void Controller::take_cache_ready(bool all_joined) {
     if (votes_.hit(bit) && !all_joined) {
       if (!joined_) ready_bits_.push_back(bit);  // a joined rank has it from the scan above
     } else {
-      waiting_.push_back(std::move(r));
+      waiting_.push_back(&r);
     }
   }
   // Bit order: the same on every rank, whatever order each rank enqueued in.
@@ -159,7 +153,7 @@ VoteFold Controller::offer_fold(bool want_shutdown, const FoldInput& fold) {
   const size_t bit = vote.hit_bits[0];
   const Response& r = cache_.peek(bit);
   if (!can_fold(r) || fold_bytes(r) > votes_.data_bytes()) return {};
-  if (!fold(r, requests_[vote.hits[0]], votes_.fold_data())) return {};
+  if (!fold(r, *requests_[vote.hits[0]], votes_.fold_data())) return {};
   votes_.set_fold(bit);
   return VoteFold{static_cast<size_t>(r.counts[0]), r.dtype, r.op};
 }
@@ -221,10 +215,10 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
   return negotiated;
 }
 
-const CycleResult& Controller::run_cycle(std::vector<Request>& fresh, bool want_shutdown,
-                                         const FoldInput& fold) {
-  for (const Request& r : fresh) {
-    if (r.type == OpType::kJoin) joined_ = true;
+const CycleResult& Controller::run_cycle(const std::vector<const Request*>& fresh,
+                                         bool want_shutdown, const FoldInput& fold) {
+  for (const Request* r : fresh) {
+    if (r->type == OpType::kJoin) joined_ = true;
   }
   vote_.clear();
   sort_requests(fresh);

@@ -81,20 +81,17 @@ class Controller {
  public:
   Controller(Channel& channel, ControllerOptions options);
 
-  /// `fresh`: requests enqueued on this rank since the last cycle. They are taken: `fresh` is
-  /// left empty, for the caller to fill again, holding the memory of a buffer the controller
-  /// emptied (the two trade places each cycle), so that a steady caller allocates nothing.
-  /// `fold`: where this rank's data of a tensor that may ride on the vote comes from; empty,
-  /// never. Throws what the channel throws (a dead peer), and at the coordinator BackendError
-  /// for a peer's request that names another rank; the caller fails its pending work with it.
-  /// The result is the controller's, reused: valid until the next run_cycle().
-  const CycleResult& run_cycle(std::vector<Request>& fresh, bool want_shutdown,
+  /// `fresh`: requests enqueued on this rank since the last cycle, borrowed, not copied: each
+  /// must stay where it is, unchanged, until a response naming it has been returned (folded or
+  /// in `responses`) or the controller is gone. libhvd's are the queued entries' own requests
+  /// (core/tensor_queue.h), so a cached tensor costs no copy of its request; only those that
+  /// go to negotiation are copied. `fold`: where this rank's data of a tensor that may ride on
+  /// the vote comes from; empty, never. Throws what the channel throws (a dead peer), and at
+  /// the coordinator BackendError for a peer's request that names another rank; the caller
+  /// fails its pending work with it. The result is the controller's, reused: valid until the
+  /// next run_cycle().
+  const CycleResult& run_cycle(const std::vector<const Request*>& fresh, bool want_shutdown,
                                const FoldInput& fold = {});
-  /// The same, for a list the caller does not keep.
-  const CycleResult& run_cycle(std::vector<Request>&& fresh, bool want_shutdown,
-                               const FoldInput& fold = {}) {
-    return run_cycle(fresh, want_shutdown, fold);
-  }
 
   /// Coordinator only: names some ranks have asked for while others have not, with the ranks
   /// that have (what the stall inspector watches).
@@ -106,7 +103,7 @@ class Controller {
 
  private:
   // A cycle's requests by what the cache said; kept across cycles for its memory. Hits stay
-  // where they are in requests_ (no move per tensor); the uncached move out, to be sent.
+  // where they are in requests_; the uncached are copied out, to be sent.
   struct Vote {
     std::vector<size_t> hits;      // indices in requests_
     std::vector<size_t> hit_bits;  // requests_[hits[i]]'s bit at hit_bits[i]
@@ -114,11 +111,11 @@ class Controller {
     std::vector<Request> uncached;
     void clear();
   };
-  // Takes the waiting requests and `fresh` (left empty) into requests_, then sorts them into
-  // vote_ by cache state.
-  void sort_requests(std::vector<Request>& fresh);
-  // An uncached request, kept until its negotiated response comes back (it is cached with it).
-  void add_uncached(Request r);
+  // Takes the waiting requests and `fresh` into requests_, then sorts them into vote_ by cache
+  // state.
+  void sort_requests(const std::vector<const Request*>& fresh);
+  // An uncached request, copied until its negotiated response comes back (it is cached with it).
+  void add_uncached(const Request& r);
   // Fills ready_ with the cached responses ready on every rank, in bit order.
   void take_cache_ready(bool all_joined);
   // Before a negotiation, which may put() over cache slots that ready_ points to.
@@ -139,15 +136,15 @@ class Controller {
   ResponseCache cache_;
   MessageTable table_;  // used on the coordinator only
   SteadyClock steady_clock_;
-  StallInspector stall_;                           // used on the coordinator only
-  std::vector<Request> waiting_;  // cache hits not yet ready on every rank
+  StallInspector stall_;                 // used on the coordinator only
+  std::vector<const Request*> waiting_;  // cache hits not yet ready on every rank (borrowed)
   // This rank's requests sent to the coordinator and not answered yet, by name. Cache hits are
   // not kept here: in steady state a tensor costs no copy of its request and no map insert.
   std::unordered_map<std::string, Request> negotiating_;
-  CacheVote votes_;             // run_cycle()'s vote, kept to reuse its memory every cycle
+  CacheVote votes_;  // run_cycle()'s vote, kept to reuse its memory every cycle
   // The rest of a cycle's state, kept for the same reason. ready_ points at responses in the
   // cache (steady state: no copies), in ready_copies_ or in negotiated_.
-  std::vector<Request> requests_;  // this cycle's: those that waited, then the fresh ones
+  std::vector<const Request*> requests_;  // this cycle's: those that waited, then the fresh
   Vote vote_;
   std::vector<size_t> ready_bits_;
   std::vector<const Response*> ready_;
@@ -155,7 +152,7 @@ class Controller {
   std::vector<Response> negotiated_;
   FusionPlanner planner_;
   CycleResult result_;
-  bool joined_ = false;         // this rank called join() and the join has not completed
+  bool joined_ = false;  // this rank called join() and the join has not completed
 };
 
 }  // namespace hvd::control

@@ -274,10 +274,12 @@ void Runtime::run_cycle() {
   }
   if (timeline) timeline->mark_cycle_start();
   // Sorted by set; the map stays empty (no allocation per cycle) while only set 0 is used.
+  // The requests are the queued entries' own (FreshRequest), which only this thread removes.
   queue_.pop_fresh(popped_);
-  std::map<int, std::vector<control::Request>> fresh;
-  for (FreshRequest& f : popped_) {
-    (f.process_set == 0 ? global_fresh_ : fresh[f.process_set]).push_back(std::move(f.request));
+  global_fresh_.clear();
+  std::map<int, std::vector<const control::Request*>> fresh;
+  for (const FreshRequest& f : popped_) {
+    (f.process_set == 0 ? global_fresh_ : fresh[f.process_set]).push_back(f.request);
   }
   popped_.clear();
   // The global set first: it may add or remove sets, on every rank in the same cycle.
@@ -286,32 +288,30 @@ void Runtime::run_cycle() {
     stopped_ = true;  // every rank saw the same vote: none runs the other sets' cycles now
     return;
   }
-  for (auto& [id, requests] : fresh) {
+  for (const auto& [id, requests] : fresh) {
     if (sets_.count(id) > 0) continue;
-    // Queued while the set was being removed: it no longer runs anything.
-    std::vector<std::string> names;
-    for (const control::Request& r : requests) names.push_back(r.name);
-    complete_entries(queue_.take(id, names),
-                     Status::error(ErrorCode::kUsage, str_cat("process set ", id,
-                                                              " was removed")));
+    // Queued while the set was being removed: it no longer runs anything. Removing it failed
+    // what was queued then (those requests are gone); this fails any queued since.
+    queue_.fail_set(id,
+                    Status::error(ErrorCode::kUsage, str_cat("process set ", id, " was removed")));
   }
   // In increasing id order on every rank: overlapping sets never wait on each other in a
   // circle. A set added just now runs its first cycle here on all its ranks alike.
   for (auto& [id, set] : sets_) {
     if (id == 0) continue;
-    auto it = fresh.find(id);
-    std::vector<control::Request> none;
+    const auto it = fresh.find(id);
+    const std::vector<const control::Request*> none;
     run_set_cycle(*set, it == fresh.end() ? none : it->second, false);
   }
 }
 
-bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fresh,
+bool Runtime::run_set_cycle(ProcessSet& set, const std::vector<const control::Request*>& fresh,
                             bool want_shutdown) {
   // The cycle's new requests begin NEGOTIATE at once, as Horovod's do: one event on their group
   // (the same group every step of a training loop), each tensor's dtype and shape its args.
   if (executors_timeline_ && !fresh.empty()) {
     TimelineGroupBuilder negotiating(*executors_timeline_);
-    for (const control::Request& r : fresh) negotiating.add(r.name, r.dtype, r.shape);
+    for (const control::Request* r : fresh) negotiating.add(r->name, r->dtype, r->shape);
     executors_timeline_->begin_with_args(negotiating.finish(), timeline_phase::kNegotiate);
   }
   // A small cached allreduce may ride on the vote (control/vote_fold.h); its data is read from
@@ -357,9 +357,8 @@ bool Runtime::run_set_cycle(ProcessSet& set, std::vector<control::Request>& fres
       entries.clear();
       continue;
     }
-    if (r.kind == control::Response::Kind::kRun &&
-        (r.type == control::OpType::kAddProcessSet ||
-         r.type == control::OpType::kRemoveProcessSet)) {
+    if (r.kind == control::Response::Kind::kRun && (r.type == control::OpType::kAddProcessSet ||
+                                                    r.type == control::OpType::kRemoveProcessSet)) {
       change_sets(r, entries);
     } else {
       set.executor.run(r, entries, group);
@@ -401,8 +400,8 @@ int Runtime::add_set(const std::vector<int64_t>& requested) {
                                " is outside 0..", world_.size - 1));
     }
     if (i > 0 && requested[i - 1] == r) {
-      throw UsageError(str_cat("add_process_set ", ranks_text(requested), ": rank ", r,
-                               " is given twice"));
+      throw UsageError(
+          str_cat("add_process_set ", ranks_text(requested), ": rank ", r, " is given twice"));
     }
     ranks.push_back(static_cast<int>(r));
   }
@@ -416,8 +415,9 @@ int Runtime::add_set(const std::vector<int64_t>& requested) {
     }
   }
   if (!set_factory_) {
-    throw UsageError("add_process_set: this runtime was built without a way to connect process "
-                     "sets");
+    throw UsageError(
+        "add_process_set: this runtime was built without a way to connect process "
+        "sets");
   }
   const int id = next_set_id_++;
   std::optional<SetComms> comms =

@@ -21,10 +21,10 @@
 #include "bootstrap/world_info.h"
 #include "control/channel.h"
 #include "control/controller.h"
+#include "core/cycle_turns.h"
 #include "core/executor.h"
 #include "core/join_zeros.h"
 #include "core/lane_selector.h"
-#include "core/cycle_turns.h"
 #include "core/process_set.h"
 #include "core/tensor_queue.h"
 #include "core/timeline.h"
@@ -101,9 +101,10 @@ class Runtime {
   void run_cycle();
   // Tensors of this rank wait for other ranks, or it has joined: cycle again without waiting.
   bool work_in_flight() const;
-  // One cycle of `set`'s negotiation with its fresh requests, then what it planned.
-  // Takes `fresh` (left empty, its memory kept: control::Controller::run_cycle()).
-  bool run_set_cycle(ProcessSet& set, std::vector<control::Request>& fresh, bool want_shutdown);
+  // One cycle of `set`'s negotiation with its fresh requests (borrowed from the queue's
+  // entries: control::Controller::run_cycle()), then what it planned.
+  bool run_set_cycle(ProcessSet& set, const std::vector<const control::Request*>& fresh,
+                     bool want_shutdown);
   // A response of the global set that adds or removes a process set (on every rank alike).
   void change_sets(const control::Response& r, std::vector<TensorEntry>& entries);
   // This rank's place in `process_set` into *set_rank, or why it cannot use the set.
@@ -133,7 +134,7 @@ class Runtime {
   SetCommsFactory set_factory_;
   // The sets this rank is in, by id; 0 (all ranks) always.
   std::map<int, std::unique_ptr<ProcessSet>> sets_;
-  ProcessSet& global_;  // sets_[0]
+  ProcessSet& global_;   // sets_[0]
   int next_set_id_ = 1;  // the same on every rank: sets change in the same global cycle
   // Every set's ranks (this rank in it or not), for the API threads.
   struct SetRanks {
@@ -143,11 +144,11 @@ class Runtime {
   mutable std::mutex table_mutex_;
   std::map<int, SetRanks> table_;
   std::atomic<uint64_t> set_changes_{0};  // names the add/remove requests
-  JoinZeros join_zeros_;  // while this rank has joined (hvd.join); global set only
+  JoinZeros join_zeros_;                  // while this rank has joined (hvd.join); global set only
   // Cycle buffers, emptied after each use and kept for their memory: the requests popped from
   // the queue, the global set's among them, and the entries of the response that runs.
   std::vector<FreshRequest> popped_;
-  std::vector<control::Request> global_fresh_;
+  std::vector<const control::Request*> global_fresh_;
   std::vector<TensorEntry> taken_;
   std::atomic<bool> shutdown_requested_{false};
   std::atomic<bool> stopped_{false};

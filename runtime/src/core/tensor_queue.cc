@@ -91,7 +91,7 @@ Status TensorQueue::add_locked(std::vector<TensorEntry>& entries) {
     Status refused = in_flight_error(entries[i].request.name);
     for (size_t j = 0; j < i; ++j) {
       const FreshRequest& f = fresh_[fresh_before + j];
-      Entries::node_type node = entries_.extract(Key{f.process_set, f.request.name});
+      Entries::node_type node = entries_.extract(Key{f.process_set, f.request->name});
       entries[j] = std::move(node.mapped());
       spare_nodes_.push_back(std::move(node));
     }
@@ -114,7 +114,7 @@ bool TensorQueue::insert_locked(TensorEntry& entry) {
       spare_nodes_.push_back(std::move(put.node));
       return false;
     }
-    fresh_.push_back(FreshRequest{put.position->second.process_set, put.position->second.request});
+    fresh_.push_back(FreshRequest{put.position->second.process_set, &put.position->second.request});
     return true;
   }
   // try_emplace looks the key up before it moves the entry (whose name the key still views),
@@ -124,7 +124,7 @@ bool TensorQueue::insert_locked(TensorEntry& entry) {
       entries_.try_emplace(Key{entry.process_set, entry.request.name}, std::move(entry));
   if (!inserted) return false;
   it->first.name = it->second.request.name;
-  fresh_.push_back(FreshRequest{it->second.process_set, it->second.request});
+  fresh_.push_back(FreshRequest{it->second.process_set, &it->second.request});
   return true;
 }
 
@@ -217,9 +217,10 @@ void TensorQueue::fail_set(int process_set, const Status& status) {
         ++it;
       }
     }
-    fresh_.erase(std::remove_if(fresh_.begin(), fresh_.end(),
-                                [&](const FreshRequest& f) { return f.process_set == process_set; }),
-                 fresh_.end());
+    fresh_.erase(
+        std::remove_if(fresh_.begin(), fresh_.end(),
+                       [&](const FreshRequest& f) { return f.process_set == process_set; }),
+        fresh_.end());
     publish_fresh_locked();
   }
   HandleState::complete_all(handles, status);

@@ -75,10 +75,12 @@ struct TensorEntry {
 /// it runs for every response the executor finishes).
 void complete_entries(const std::vector<TensorEntry>& entries, const Status& status);
 
-/// A request the loop has not seen yet, and the process set it belongs to.
+/// A request the loop has not seen yet, and the process set it belongs to. It points at the
+/// queued entry's own request, which stays put until the entry is taken or failed: the
+/// controller borrows it (control::Controller::run_cycle()) instead of a copy per tensor.
 struct FreshRequest {
   int process_set = 0;
-  control::Request request;
+  const control::Request* request = nullptr;
 };
 
 class TensorQueue {
@@ -91,7 +93,8 @@ class TensorQueue {
   /// allreduce). All or nothing: an error queues none of them. `wake`: end the loop's
   /// wait_for_fresh() now (false: the waiting caller is expected to run the next cycle itself).
   Status add_group(std::vector<TensorEntry> entries, bool wake = true);
-  /// The requests added since the last call, in the order they were added.
+  /// The requests added since the last call, in the order they were added. Each points into
+  /// its entry: valid until the entry is taken, or failed by fail_all() or fail_set().
   std::vector<FreshRequest> pop_fresh();
   /// pop_fresh() into `out` (cleared first), whose memory the queue keeps for the next ones:
   /// the loop and the queue trade the same two buffers every cycle instead of growing new ones.

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <set>
@@ -24,12 +26,34 @@ using hvd::test::FakeChannelHub;
 
 namespace {
 
+// A controller fed as libhvd's queue feeds it: run_cycle() borrows each request, which must
+// stay put until it ran; this one keeps every request it was given for the whole test.
+class QueuedController {
+ public:
+  QueuedController(control::Channel& channel, control::ControllerOptions options)
+      : controller_(channel, std::move(options)) {}
+  const control::CycleResult& run_cycle(std::vector<control::Request> fresh, bool want_shutdown,
+                                        const control::FoldInput& fold = {}) {
+    std::vector<const control::Request*> borrowed;
+    for (control::Request& r : fresh) {
+      kept_.push_back(std::move(r));
+      borrowed.push_back(&kept_.back());
+    }
+    return controller_.run_cycle(borrowed, want_shutdown, fold);
+  }
+  size_t in_flight() const { return controller_.in_flight(); }
+
+ private:
+  control::Controller controller_;
+  std::deque<control::Request> kept_;  // a deque: its elements never move
+};
+
 // Runs `body(rank, controller)` as `size` ranks on threads; rethrows the first failure.
 void spawn(int size, FakeChannelHub& hub, control::ControllerOptions options,
-           const std::function<void(int, control::Controller&)>& body) {
+           const std::function<void(int, QueuedController&)>& body) {
   hvd::test::spawn(size, [&](int rank) {
     FakeChannel channel(hub, rank);
-    control::Controller controller(channel, options);
+    QueuedController controller(channel, options);
     body(rank, controller);
   });
 }
@@ -58,7 +82,7 @@ struct RankLog {
   std::map<std::string, std::string> errors;
 };
 
-RankLog run_names(int rank, control::Controller& c, std::vector<std::string> names,
+RankLog run_names(int rank, QueuedController& c, std::vector<std::string> names,
                   const std::function<control::Request(int, const std::string&)>& make) {
   std::mt19937 rng(static_cast<unsigned>(rank) * 31u + 7u);
   std::shuffle(names.begin(), names.end(), rng);
@@ -95,7 +119,7 @@ TEST_CASE("controller: any submission order on 1 to 8 ranks, identical plans eve
     CAPTURE(size);
     FakeChannelHub hub(size);
     std::vector<RankLog> logs(static_cast<size_t>(size));
-    spawn(size, hub, {}, [&](int rank, control::Controller& c) {
+    spawn(size, hub, {}, [&](int rank, QueuedController& c) {
       logs[static_cast<size_t>(rank)] = run_names(rank, c, tensor_names(40), plain);
     });
     for (const RankLog& log : logs) {
@@ -111,7 +135,7 @@ TEST_CASE("controller: the second step of the same tensors runs from the cache")
   FakeChannelHub hub(4);
   long gathers_after_first = 0;
   std::vector<RankLog> second(4);
-  spawn(4, hub, {}, [&](int rank, control::Controller& c) {
+  spawn(4, hub, {}, [&](int rank, QueuedController& c) {
     run_names(rank, c, tensor_names(30), plain);  // first step: negotiated
     if (rank == 0) gathers_after_first = hub.gathers;
     // Second step: same tensors, each rank in its own order again.
@@ -128,7 +152,7 @@ TEST_CASE("controller: the second step of the same tensors runs from the cache")
 TEST_CASE("controller: ranks that disagree fail that tensor everywhere, others still run") {
   FakeChannelHub hub(3);
   std::vector<RankLog> logs(3);
-  spawn(3, hub, {}, [&](int rank, control::Controller& c) {
+  spawn(3, hub, {}, [&](int rank, QueuedController& c) {
     logs[static_cast<size_t>(rank)] =
         run_names(rank, c, {"good", "bad"}, [](int r, const std::string& name) {
           control::Request q = request(r, name);
@@ -146,7 +170,7 @@ TEST_CASE("controller: ranks that disagree fail that tensor everywhere, others s
 TEST_CASE("controller: a cached tensor that changes shape is negotiated again") {
   FakeChannelHub hub(2);
   std::vector<RankLog> logs(2);
-  spawn(2, hub, {}, [&](int rank, control::Controller& c) {
+  spawn(2, hub, {}, [&](int rank, QueuedController& c) {
     run_names(rank, c, {"x", "y"}, plain);
     // Every rank changes x: renegotiated and run with the new shape.
     run_names(rank, c, {"x", "y"},
@@ -172,7 +196,7 @@ TEST_CASE("controller: small tensors are fused, and a shutdown request reaches e
   // Not vector<bool>: its elements share a word, so two ranks setting theirs at once race (and
   // may lose a write); TSan flagged it.
   std::vector<char> stopped(2, 0);
-  spawn(2, hub, options, [&](int rank, control::Controller& c) {
+  spawn(2, hub, options, [&](int rank, QueuedController& c) {
     std::vector<control::Request> all;
     for (const std::string& n : tensor_names(25)) all.push_back(request(rank, n));
     const control::CycleResult r = c.run_cycle(all, false);
@@ -195,7 +219,7 @@ TEST_CASE("controller: a tensor only some ranks submit is reported with the miss
   options.stall.shutdown_seconds = 120;
   options.warn = [&warnings](const std::string& line) { warnings.push_back(line); };
   std::vector<std::string> failures(3);
-  spawn(3, hub, options, [&](int rank, control::Controller& c) {
+  spawn(3, hub, options, [&](int rank, QueuedController& c) {
     std::vector<control::Request> fresh;
     if (rank != 1) fresh.push_back(request(rank, "late"));  // rank 1 never submits it
     c.run_cycle(fresh, false);
@@ -243,14 +267,14 @@ TEST_CASE("controller: a peer's request that claims another rank is refused, nam
   // Rank 1 sends a request in rank 0's name: it could otherwise complete or block rank 0's
   // tensors. The coordinator refuses it.
   ScriptedPeerChannel channel(control::encode_requests({request(0, "grad")}));
-  control::Controller controller(channel, {});
+  QueuedController controller(channel, {});
   CHECK_THROWS_WITH_AS(controller.run_cycle({request(0, "grad")}, false),
                        "control message from rank 1: a request for 'grad' claims to be rank "
                        "0's; refused",
                        hvd::BackendError);
   SUBCASE("its own rank is fine") {
     ScriptedPeerChannel honest(control::encode_requests({request(1, "grad")}));
-    control::Controller c(honest, {});
+    QueuedController c(honest, {});
     const control::CycleResult result = c.run_cycle({request(0, "grad")}, false);
     REQUIRE(result.responses.size() == 1);
     CHECK(result.responses[0].kind == control::Response::Kind::kRun);
@@ -286,7 +310,8 @@ std::vector<float> folded_floats(const control::CycleResult& result) {
 
 std::vector<std::string> names_of(const std::vector<control::Response>& responses) {
   std::vector<std::string> names;
-  for (const control::Response& r : responses) names.insert(names.end(), r.names.begin(), r.names.end());
+  for (const control::Response& r : responses)
+    names.insert(names.end(), r.names.begin(), r.names.end());
   return names;
 }
 
@@ -297,7 +322,7 @@ TEST_CASE("controller: a lone small cached allreduce rides on the vote, one coll
     CAPTURE(size);
     FakeChannelHub hub(size);
     const float sum = static_cast<float>(size * (size + 1) / 2);
-    spawn(size, hub, {}, [&](int rank, control::Controller& c) {
+    spawn(size, hub, {}, [&](int rank, QueuedController& c) {
       FoldSource source{rank};
       // First: negotiated (nothing cached yet), run as a response.
       const control::CycleResult first = c.run_cycle({request(rank, "x")}, false, source.input());
@@ -323,7 +348,7 @@ TEST_CASE("controller: a lone small cached allreduce rides on the vote, one coll
 
 TEST_CASE("controller: a rank without the tensor ready: no fold anywhere, and later it runs") {
   FakeChannelHub hub(3);
-  spawn(3, hub, {}, [&](int rank, control::Controller& c) {
+  spawn(3, hub, {}, [&](int rank, QueuedController& c) {
     FoldSource source{rank};
     c.run_cycle({request(rank, "x")}, false, source.input());
     std::vector<control::Request> fresh;
@@ -342,7 +367,7 @@ TEST_CASE("controller: a rank without the tensor ready: no fold anywhere, and la
 
 TEST_CASE("controller: a rank that cannot fold, or two tensors pending, run the normal way") {
   FakeChannelHub hub(3);
-  spawn(3, hub, {}, [&](int rank, control::Controller& c) {
+  spawn(3, hub, {}, [&](int rank, QueuedController& c) {
     FoldSource source{rank};
     c.run_cycle({request(rank, "x"), request(rank, "y")}, false, source.input());
     CHECK(source.calls == 0);  // nothing cached yet
@@ -377,7 +402,7 @@ TEST_CASE("controller: a rank that cannot fold, or two tensors pending, run the 
 TEST_CASE("controller: a tensor above kFoldBytes never rides on the vote") {
   FakeChannelHub hub(2);
   const int64_t elements = static_cast<int64_t>(control::kFoldBytes / sizeof(float)) + 1;
-  spawn(2, hub, {}, [&](int rank, control::Controller& c) {
+  spawn(2, hub, {}, [&](int rank, QueuedController& c) {
     FoldSource source{rank};
     for (int step = 0; step < 3; ++step) {
       const control::CycleResult r =
@@ -389,23 +414,38 @@ TEST_CASE("controller: a tensor above kFoldBytes never rides on the vote") {
   });
 }
 
-TEST_CASE("controller: run_cycle takes the caller's requests and leaves it the buffer") {
-  FakeChannelHub hub(2);
-  spawn(2, hub, {}, [&](int rank, control::Controller& c) {
-    std::vector<control::Request> fresh{request(rank, "a"), request(rank, "b")};
-    c.run_cycle(fresh, false);
-    CHECK(fresh.empty());
-    // The caller's buffer and the controller's trade places: from the second cycle on, the
-    // one handed back has held a cycle's requests, and refilling it allocates nothing.
-    for (int step = 0; step < 3; ++step) {
-      fresh.push_back(request(rank, "a"));
-      fresh.push_back(request(rank, "b"));
-      const control::CycleResult& cached = c.run_cycle(fresh, false);
-      CHECK(fresh.empty());
-      CHECK(fresh.capacity() >= 2);
-      CHECK(names_of(cached.responses) == std::vector<std::string>{"a", "b"});
-    }
-  });
+TEST_CASE("controller: a borrowed request is not read once its response ran") {
+  // As the runtime's queue does, each rank frees a request as soon as a response naming it
+  // came back (ASan flags any later read), and submits at its own pace, so that cache hits
+  // wait for other ranks over several cycles while the caller owns them.
+  for (int size = 1; size <= 4; ++size) {
+    CAPTURE(size);
+    FakeChannelHub hub(size);
+    hvd::test::spawn(size, [&](int rank) {
+      FakeChannel channel(hub, rank);
+      control::Controller c(channel, {});
+      std::mt19937 rng(static_cast<unsigned>(rank) * 17u + 3u);
+      for (int step = 0; step < 4; ++step) {  // step 0 negotiates, the others hit the cache
+        std::vector<std::string> names = tensor_names(12);
+        std::shuffle(names.begin(), names.end(), rng);
+        std::map<std::string, std::unique_ptr<control::Request>> queued;
+        size_t next = 0;
+        while (next < names.size() || !queued.empty()) {
+          std::vector<const control::Request*> fresh;
+          for (size_t i = 1 + rng() % 3; i > 0 && next < names.size(); --i, ++next) {
+            auto r = std::make_unique<control::Request>(request(rank, names[next]));
+            fresh.push_back(r.get());
+            queued.emplace(names[next], std::move(r));
+          }
+          const control::CycleResult& result = c.run_cycle(fresh, false);
+          for (const control::Response& r : result.responses) {
+            for (const std::string& n : r.names) CHECK(queued.erase(n) == 1);
+          }
+        }
+        CHECK(c.in_flight() == 0);
+      }
+    });
+  }
 }
 
 TEST_CASE("controller: a cache hit that runs beside a negotiation that evicts it still runs") {
@@ -413,7 +453,7 @@ TEST_CASE("controller: a cache hit that runs beside a negotiation that evicts it
   FakeChannelHub hub(2);
   control::ControllerOptions options;
   options.cache_capacity = 1;
-  spawn(2, hub, options, [&](int rank, control::Controller& c) {
+  spawn(2, hub, options, [&](int rank, QueuedController& c) {
     c.run_cycle({request(rank, "a", 4)}, false);
     const control::CycleResult& both =
         c.run_cycle({request(rank, "a", 4), request(rank, "b", 8)}, false);

@@ -154,14 +154,14 @@ TEST_CASE("tensor queue: pop_fresh into a reused buffer replaces what the buffer
   REQUIRE(q.add_group({entry("a"), entry("b")}).ok());
   q.pop_fresh(buffer);
   REQUIRE(buffer.size() == 2);
-  CHECK(buffer[0].request.name == "a");
-  CHECK(buffer[1].request.name == "b");
+  CHECK(buffer[0].request->name == "a");
+  CHECK(buffer[1].request->name == "b");
   q.pop_fresh(buffer);
   CHECK(buffer.empty());
   REQUIRE(q.add(entry("c")).ok());
   q.pop_fresh(buffer);
   REQUIRE(buffer.size() == 1);
-  CHECK(buffer[0].request.name == "c");
+  CHECK(buffer[0].request->name == "c");
 }
 
 TEST_CASE("handle: wait() on a handle completed before it returns that status every time") {
@@ -186,7 +186,7 @@ TEST_CASE("tensor queue: many threads adding and waiting at once each see their 
       q.wait_for_fresh(std::chrono::steady_clock::now() + std::chrono::milliseconds(5));
       q.pop_fresh(fresh);
       names.clear();
-      for (const core::FreshRequest& f : fresh) names.push_back(f.request.name);
+      for (const core::FreshRequest& f : fresh) names.push_back(f.request->name);
       taken.clear();
       q.take(0, names, taken);
       for (core::TensorEntry& e : taken) {
