@@ -33,6 +33,7 @@
 // vote (cached tensors some rank has not submitted) are not watched.
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -120,6 +121,9 @@ class Controller {
   void take_cache_ready(bool all_joined);
   // Before a negotiation, which may put() over cache slots that ready_ points to.
   void copy_ready_out_of_cache();
+  // Fuses ready_ into result.responses, or keeps the last cycle's plan when it was made from
+  // the same cached responses.
+  void plan_ready(CycleResult& result);
   // A joined rank's vote on the cached entries it has no requests for; true when it marked
   // some invalid (which needs a negotiation in this cycle).
   bool vote_as_joined();
@@ -152,6 +156,11 @@ class Controller {
   std::vector<Response> negotiated_;
   FusionPlanner planner_;
   CycleResult result_;
+  // What result_.responses was planned from: reused while ready_ and the cache are unchanged
+  // (only when every response came from the cache, whose slots do not move).
+  std::vector<const Response*> planned_from_;
+  uint64_t planned_version_ = 0;
+  bool plan_from_cache_ = false;
   bool joined_ = false;  // this rank called join() and the join has not completed
 };
 

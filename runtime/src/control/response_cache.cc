@@ -61,6 +61,7 @@ void ResponseCache::put(const Response& response, const Request& request) {
   HVD_CHECK(response.kind == Response::Kind::kRun && response.names.size() == 1,
             "only single-tensor responses are cached");
   const std::string& name = response.names[0];
+  ++version_;
   if (const auto it = by_name_.find(name); it != by_name_.end()) {
     Slot& s = slots_[it->second];
     s.response = response;
@@ -80,6 +81,7 @@ void ResponseCache::put(const Response& response, const Request& request) {
 void ResponseCache::erase(size_t bit) {
   HVD_CHECK(bit < capacity_ && slots_[bit].used, "cache bit ", bit, " is empty");
   Slot& s = slots_[bit];
+  ++version_;
   by_name_.erase(s.response.names[0]);
   lru_.erase(s.lru);
   s = Slot{};

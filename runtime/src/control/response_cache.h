@@ -10,6 +10,7 @@
 // coordinator broadcast them. Eviction is least-recently-used, also driven only by those calls.
 
 #include <cstddef>
+#include <cstdint>
 #include <list>
 #include <optional>
 #include <set>
@@ -61,6 +62,9 @@ class ResponseCache {
   size_t span() const { return span_; }
   /// Bits in use, ascending: the order in which cached responses run when several are ready.
   std::vector<size_t> bits() const;
+  /// Changes whenever a cached response does (put, erase): a plan made from responses of an
+  /// earlier version may be stale; one of this version still holds.
+  uint64_t version() const { return version_; }
 
  private:
   struct Slot {
@@ -77,6 +81,7 @@ class ResponseCache {
   // put or erase: re-sorting a vector on every erase cost 20 us at the default capacity.
   std::set<size_t> free_bits_;
   size_t span_ = 0;
+  uint64_t version_ = 0;
 };
 
 /// The request properties that must match for a cached response to be reused.

@@ -467,3 +467,32 @@ TEST_CASE("controller: a cache hit that runs beside a negotiation that evicts it
     CHECK(names_of(again.responses) == std::vector<std::string>{"a"});
   });
 }
+
+TEST_CASE("controller: a step's plan is reused only while its cached responses are unchanged") {
+  FakeChannelHub hub(2);
+  spawn(2, hub, {}, [&](int rank, QueuedController& c) {
+    c.run_cycle({request(rank, "a", 4), request(rank, "b", 8)}, false);  // negotiated, cached
+    for (int step = 0; step < 2; ++step) {  // the second step may reuse the first one's plan
+      const control::CycleResult& cached =
+          c.run_cycle({request(rank, "a", 4), request(rank, "b", 8)}, false);
+      CHECK_FALSE(cached.negotiated);
+      REQUIRE(cached.responses.size() == 1);
+      CHECK(cached.responses[0].counts == std::vector<int64_t>{4, 8});
+    }
+    // a changes shape: its cache bit is erased and a is negotiated again; afterwards it is cached
+    // in the same bit (the lowest free one), so the ready responses sit where they sat before.
+    const control::CycleResult& changed =
+        c.run_cycle({request(rank, "a", 6), request(rank, "b", 8)}, false);
+    CHECK(changed.negotiated);
+    const control::CycleResult& after =
+        c.run_cycle({request(rank, "a", 6), request(rank, "b", 8)}, false);
+    CHECK_FALSE(after.negotiated);
+    REQUIRE(after.responses.size() == 1);
+    CHECK(after.responses[0].names == std::vector<std::string>{"a", "b"});
+    CHECK(after.responses[0].counts == std::vector<int64_t>{6, 8});
+    // A cycle with one of them only plans that one.
+    const control::CycleResult& one = c.run_cycle({request(rank, "b", 8)}, false);
+    REQUIRE(one.responses.size() == 1);
+    CHECK(one.responses[0].counts == std::vector<int64_t>{8});
+  });
+}
