@@ -131,6 +131,12 @@ best_single = min(f["runtime_single_tensor_us"] for f in fused)
 line("fusion (ring/shm): step <= 1.5x one ring allreduce of the same 400 KiB as one tensor",
      f"{best_fused:.1f} us vs {best_single:.1f} us", best_fused / best_single,
      best_fused / best_single <= 1.5)
+# Where the fused step's time over one tensor goes (hvd-bench's fusion scenario splits it).
+for f in fused:
+    if "per_tensor_us" in f:
+        print(f"(fusion ring/shm, one run: step {f['runtime_step_us']:.1f} us = one tensor "
+              f"{f['runtime_single_tensor_us']:.1f} + {f['tensors']} x {f['per_tensor_us']:.3f} us "
+              f"per tensor + {f['pieces_us']:.1f} us for the pieces)")
 cache = load("cache")["scenarios"]["cache"]
 line("cache: a cycle served from the response cache <= 2x an 8-byte MPI_Allreduce",
      f"{cache['runtime_us']:.2f} us vs {cache['mpi_us']:.2f} us", cache["ratio"],

@@ -87,19 +87,46 @@ nlohmann::json run_fusion(const Options& o, Impl& runtime, Impl* mpi, std::ostre
             .wait(),
         "single-tensor step");
   };
+  // Where the step's time over one tensor goes: the same step with 4-byte tensors against one
+  // tensor of their bytes costs the per-tensor work alone (enqueue, cycle, completion); what
+  // the full step has on top of that and of one big tensor is the cost of its pieces.
+  Tensors tiny("fusion-tiny/", o.fusion_tensors, sizeof(float));
+  const RunOnce tiny_step = [&tiny] {
+    std::vector<Handle> handles;
+    for (size_t i = 0; i < tiny.names.size(); ++i) {
+      handles.push_back(
+          hvd::allreduce_async(tiny.names[i], tiny.views[i], tiny.views[i], ReduceOp::kSum));
+    }
+    for (const Handle& h : handles) throw_if_failed(h.wait(), "tiny fusion step");
+  };
+  Tensors tiny_single("fusion-tiny-single/", 1, sizeof(float) * o.fusion_tensors);
+  const RunOnce tiny_single_step = [&tiny_single] {
+    throw_if_failed(hvd::allreduce_async(tiny_single.names[0], tiny_single.views[0],
+                                         tiny_single.views[0], ReduceOp::kSum)
+                        .wait(),
+                    "tiny single-tensor step");
+  };
   nlohmann::json j = {
       {"tensors", o.fusion_tensors}, {"tensor_bytes", o.fusion_bytes}, {"env", runtime_env()}};
   const double step_us = time_best(o, runtime, step);
   const double grouped_us = time_best(o, runtime, grouped_step);
   const double single_us = time_best(o, runtime, single_step);
+  const double per_tensor_us =
+      (time_best(o, runtime, tiny_step) - time_best(o, runtime, tiny_single_step)) /
+      o.fusion_tensors;
+  const double pieces_us = step_us - single_us - per_tensor_us * o.fusion_tensors;
   j["runtime_step_us"] = step_us;
   j["runtime_grouped_step_us"] = grouped_us;
   j["runtime_single_tensor_us"] = single_us;
   j["ratio_step_vs_single_tensor"] = step_us / single_us;
+  j["per_tensor_us"] = per_tensor_us;
+  j["pieces_us"] = pieces_us;
   std::string line =
       str_cat("# scenario fusion: step of ", o.fusion_tensors, " x ", o.fusion_bytes,
               " B: runtime ", us(step_us), " (grouped ", us(grouped_us), "; one tensor of ", total,
-              " B ", us(single_us), ", ratio ", step_us / single_us, ")");
+              " B ", us(single_us), ", ratio ", step_us / single_us, "); over one tensor: ",
+              o.fusion_tensors, " x ", us(per_tensor_us), " per tensor + ", us(pieces_us),
+              " for the pieces");
   if (mpi != nullptr) {
     const double mpi_us = time_mpi_allreduce(o, *mpi, total);
     j["mpi_concatenated_us"] = mpi_us;

@@ -110,7 +110,19 @@ std::string_view op_type_name(OpType type) {
   return "?";
 }
 
+int64_t checked_element_count(const std::vector<int64_t>& shape, DataType dtype) {
+  const auto size = static_cast<int64_t>(dtype_size(dtype));
+  if (size == 0) return -1;
+  int64_t bound = size, elements = 1;  // bound: as in shape_problem()
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(bound, d == 0 ? 1 : d, &bound)) return -1;
+    elements *= d;  // <= bound, which fits
+  }
+  return elements;
+}
+
 std::string shape_problem(const std::vector<int64_t>& shape, DataType dtype) {
+  if (checked_element_count(shape, dtype) >= 0) return {};
   const auto size = static_cast<int64_t>(dtype_size(dtype));
   if (size == 0) return str_cat("an unknown data type (", static_cast<int>(dtype), ")");
   // The product of the dimensions with zeros counted as one bounds every partial product the

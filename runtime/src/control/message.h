@@ -82,6 +82,9 @@ std::string shape_problem(const std::vector<int64_t>& shape, DataType dtype);
 
 /// The elements of a shape that shape_problem() accepted.
 int64_t element_count(const std::vector<int64_t>& shape);
+/// element_count() when shape_problem() would accept the shape, else -1: the same check
+/// without building a message (the API runs it for every tensor).
+int64_t checked_element_count(const std::vector<int64_t>& shape, DataType dtype);
 
 /// Binary codecs for the control channel. decode_* throw BackendError on malformed input.
 std::string encode_requests(const std::vector<Request>& requests);

@@ -97,8 +97,8 @@ size_t TensorView::count() const {
   // is ever sized from it; it is still negotiated, and the coordinator fails it on every rank
   // with an error naming the tensor and the rank (control::shape_problem), so that the other
   // ranks do not wait for it forever.
-  if (!control::shape_problem(shape, dtype).empty()) return 0;
-  return static_cast<size_t>(control::element_count(shape));
+  const int64_t count = control::checked_element_count(shape, dtype);
+  return count < 0 ? 0 : static_cast<size_t>(count);
 }
 
 Status Handle::wait() const {

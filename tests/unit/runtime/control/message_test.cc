@@ -95,3 +95,17 @@ TEST_CASE("message: shape_problem refuses negative dimensions and sizes beyond i
             .find("more bytes than fit in int64") != std::string::npos);
   CHECK_FALSE(control::shape_problem({1}, static_cast<hvd::DataType>(42)).empty());
 }
+
+TEST_CASE("message: checked_element_count agrees with shape_problem") {
+  const hvd::DataType f32 = hvd::DataType::kFloat32, f64 = hvd::DataType::kFloat64;
+  CHECK(control::checked_element_count({2, 3}, f32) == 6);
+  CHECK(control::checked_element_count({}, f32) == 1);
+  CHECK(control::checked_element_count({0, int64_t{1} << 40}, f64) == 0);
+  CHECK(control::checked_element_count({4, 0}, f32) == 0);
+  CHECK(control::checked_element_count({-1, 4}, f32) == -1);
+  CHECK(control::checked_element_count({int64_t{1} << 31, int64_t{1} << 31}, f32) == -1);
+  CHECK(control::checked_element_count({int64_t{1} << 61}, f64) == -1);
+  CHECK(control::checked_element_count({int64_t{1} << 60}, f64) == -1);  // bytes overflow
+  CHECK(control::checked_element_count({int64_t{1} << 59}, f64) == int64_t{1} << 59);
+  CHECK(control::checked_element_count({1}, static_cast<hvd::DataType>(42)) == -1);
+}
