@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "control/cache_vote.h"
 
+#include <cstring>
+
 #include "hvd/error.h"
 
 namespace hvd::control {
@@ -9,10 +11,17 @@ void CacheVote::reset(size_t span, size_t data_bytes) {
   HVD_CHECK(data_bytes % sizeof(uint64_t) == 0, "vote data of ", data_bytes, " bytes");
   span_ = span;
   hit_words_ = (span + 63) / 64;
-  words_.assign(and_words() + data_bytes / sizeof(uint64_t), 0);
+  // Every cycle, so by memset rather than assign(): [hits | NOT invalid | flags | fold id |
+  // NOT fold id | data].
+  words_.resize(and_words() + data_bytes / sizeof(uint64_t));
+  uint64_t* w = words_.data();
+  std::memset(w, 0, hit_words_ * sizeof(uint64_t));
   // NOT invalid: all ones (bits past the span too, so that they never read as invalid).
-  for (size_t i = hit_words_; i < 2 * hit_words_; ++i) words_[i] = ~uint64_t{0};
-  words_[flags_at() + 2] = ~uint64_t{0};  // NOT fold id 0
+  std::memset(w + hit_words_, 0xff, hit_words_ * sizeof(uint64_t));
+  w[flags_at()] = 0;
+  w[flags_at() + 1] = 0;             // fold id 0: none
+  w[flags_at() + 2] = ~uint64_t{0};  // NOT fold id 0
+  std::memset(w + and_words(), 0, data_bytes);
 }
 
 std::vector<size_t> CacheVote::invalid_bits() const {

@@ -315,11 +315,11 @@ bool Runtime::run_set_cycle(ProcessSet& set, const std::vector<const control::Re
     executors_timeline_->begin_with_args(negotiating.finish(), timeline_phase::kNegotiate);
   }
   // A small cached allreduce may ride on the vote (control/vote_fold.h); its data is read from
-  // the queue, where its entry stays until the vote says whether every rank folded it.
-  const control::FoldInput fold = [this, &set](const control::Response& r,
-                                               const control::Request& mine, void* dst) {
-    const std::optional<BufferView> input = queue_.input_of(set.id, mine.name);
-    return input && set.executor.fold_input(r, *input, dst);
+  // its entry, which stays queued until the vote says whether every rank folded it. `mine` is
+  // the entry's own request (borrowed from the queue), which leads to the entry.
+  const control::FoldInput fold = [&set](const control::Response& r,
+                                         const control::Request& mine, void* dst) {
+    return set.executor.fold_input(r, entry_of(mine).input, dst);
   };
   const control::CycleResult& result = set.controller.run_cycle(fresh, want_shutdown, fold);
   if (result.folded) {

@@ -164,13 +164,6 @@ std::vector<TensorEntry> TensorQueue::take(int process_set, const std::vector<st
   return out;
 }
 
-std::optional<BufferView> TensorQueue::input_of(int process_set, const std::string& name) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const auto it = entries_.find(Key{process_set, name});
-  if (it == entries_.end()) return std::nullopt;
-  return it->second.input;
-}
-
 void TensorQueue::take(int process_set, const std::vector<std::string>& names,
                        std::vector<TensorEntry>& out) {
   out.reserve(out.size() + names.size());

@@ -6,12 +6,14 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -71,6 +73,18 @@ struct TensorEntry {
   std::shared_ptr<HandleState> handle;
 };
 
+// A queued entry begins with its request, so that the request the controller borrows
+// (FreshRequest::request) leads back to its entry without a lookup: see entry_of().
+static_assert(std::is_standard_layout_v<TensorEntry> && offsetof(TensorEntry, request) == 0,
+              "TensorEntry must begin with its request (entry_of)");
+
+/// The queued entry whose own request `r` is: `r` must be a FreshRequest::request (a borrowed
+/// request, control::Controller::run_cycle()), whose entry is still queued. A standard-layout
+/// struct and its first member share their address.
+inline const TensorEntry& entry_of(const control::Request& r) {
+  return *reinterpret_cast<const TensorEntry*>(&r);
+}
+
 /// HandleState::complete_all() over the handles of `entries` (without collecting them first:
 /// it runs for every response the executor finishes).
 void complete_entries(const std::vector<TensorEntry>& entries, const Status& status);
@@ -116,10 +130,6 @@ class TensorQueue {
   /// Removes and returns the entry of `name` in `process_set`, or nothing when this rank has
   /// none (a joined rank's view of a tensor the others submitted).
   std::optional<TensorEntry> take_if_queued(int process_set, const std::string& name);
-  /// The input of the queued entry of `name` in `process_set`, left queued; nothing when there
-  /// is none. Only the thread that takes entries may use it (the caller's buffer stays put
-  /// until its entry is taken and completed).
-  std::optional<BufferView> input_of(int process_set, const std::string& name) const;
   /// Completes every entry with `status` and refuses later adds with it.
   void fail_all(const Status& status);
   /// Completes the entries of `process_set` with `status` (the set was removed); later adds to

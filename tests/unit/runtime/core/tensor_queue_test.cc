@@ -164,6 +164,30 @@ TEST_CASE("tensor queue: pop_fresh into a reused buffer replaces what the buffer
   CHECK(buffer[0].request->name == "c");
 }
 
+TEST_CASE("tensor queue: a fresh request leads to its queued entry, which stays put") {
+  core::TensorQueue q;
+  std::vector<float> data(4);
+  core::TensorEntry first = entry("first");
+  first.input = hvd::BufferView{data.data(), data.size(), hvd::DataType::kFloat32, {}};
+  REQUIRE(q.add(std::move(first)).ok());
+  std::vector<core::FreshRequest> fresh = q.pop_fresh();
+  REQUIRE(fresh.size() == 1);
+  const core::TensorEntry& queued = core::entry_of(*fresh[0].request);
+  CHECK(&queued.request == fresh[0].request);
+  CHECK(queued.input.data == data.data());
+  // Many more entries (the table rehashes) and some taken: the first one has not moved.
+  std::vector<std::string> names;
+  for (int i = 0; i < 200; ++i) {
+    names.push_back("more/" + std::to_string(i));
+    REQUIRE(q.add(entry(names.back())).ok());
+  }
+  q.take(0, {names.begin(), names.begin() + 100});
+  CHECK(&core::entry_of(*fresh[0].request) == &queued);
+  CHECK(queued.request.name == "first");
+  CHECK(queued.input.data == data.data());
+  CHECK(q.take(0, {"first"}).at(0).input.data == data.data());
+}
+
 TEST_CASE("handle: wait() on a handle completed before it returns that status every time") {
   core::HandleState h;
   h.complete(Status::error(ErrorCode::kUsage, "early"));
