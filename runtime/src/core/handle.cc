@@ -58,7 +58,7 @@ int32_t group_id(const std::vector<std::string>& names) {
 
 BufferView view(const TensorView& t) { return BufferView{t.data, t.count(), t.dtype, t.device}; }
 
-Handle submit(control::Request r, const TensorView& in, const TensorView& out,
+Handle submit(control::Request&& r, const TensorView& in, const TensorView& out,
               int process_set) {
   core::Runtime* rt = g_runtime.load();
   if (rt == nullptr) return failed(ErrorCode::kUsage, "hvd::init() has not been called");

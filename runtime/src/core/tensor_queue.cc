@@ -19,16 +19,16 @@ Status in_flight_error(std::string_view name) {
 
 }  // namespace
 
-void HandleState::mark_done(Status status) {
+void HandleState::mark_done(const Status& status) {
   std::lock_guard<std::mutex> lock(mutex_);
   HVD_CHECK(!done_, "a handle completed twice");
-  status_ = std::move(status);
+  status_ = status;
   done_ = true;
   done_flag_.store(true, std::memory_order_release);
 }
 
 void HandleState::complete(Status status) {
-  mark_done(std::move(status));
+  mark_done(status);
   wake_waiters();
 }
 
@@ -58,7 +58,7 @@ Status HandleState::wait() {
 bool HandleState::done() const { return done_flag_.load(std::memory_order_acquire); }
 
 // One entry is the common case (every allreduce_async): checked and queued without a vector.
-Status TensorQueue::add(TensorEntry entry, bool wake) {
+Status TensorQueue::add(TensorEntry&& entry, bool wake) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!closed_.ok()) return closed_;

@@ -54,7 +54,7 @@ class HandleState {
  private:
   // complete() in two steps, so that complete_all() can mark every handle before waking any.
   friend void complete_entries(const std::vector<TensorEntry>& entries, const Status& status);
-  void mark_done(Status status);
+  void mark_done(const Status& status);
   void wake_waiters() { cv_.notify_all(); }
 
   mutable std::mutex mutex_;
@@ -102,7 +102,7 @@ class TensorQueue {
   /// Queues `entry`. Returns an error Status (and queues nothing) when a tensor of the same
   /// name is still in flight in the same process set, or after fail_all(). `wake`: as for
   /// add_group().
-  Status add(TensorEntry entry, bool wake = true);
+  Status add(TensorEntry&& entry, bool wake = true);
   /// Queues all of `entries` at once, so that one cycle sees the whole group (grouped
   /// allreduce). All or nothing: an error queues none of them. `wake`: end the loop's
   /// wait_for_fresh() now (false: the waiting caller is expected to run the next cycle itself).
