@@ -27,7 +27,7 @@ std::map<int, uint64_t> g_barriers;  // per process set: names barriers alike on
 int g_incarnations = 0;  // successful init() calls in this process; guarded by g_mutex
 
 Handle failed(ErrorCode code, const std::string& message) {
-  auto state = std::make_shared<core::HandleState>();
+  auto state = core::new_handle();
   state->complete(Status::error(code, message));
   return Handle(state);
 }
@@ -65,7 +65,7 @@ Handle submit(control::Request&& r, const TensorView& in, const TensorView& out,
   try {
     return Handle(rt->enqueue(std::move(r), view(in), view(out), process_set));
   } catch (...) {
-    auto state = std::make_shared<core::HandleState>();
+    auto state = core::new_handle();
     state->complete(Status::from_exception(std::current_exception()));
     return Handle(state);
   }

@@ -27,7 +27,7 @@ std::vector<TensorEntry> JoinZeros::entries_for(const control::Response& respons
         buffers_.emplace_back(static_cast<size_t>(count) * dtype_size(response.dtype));
     zeros.input = BufferView{bytes.data(), static_cast<size_t>(count), response.dtype, Device{}};
     zeros.output = zeros.input;
-    zeros.handle = std::make_shared<HandleState>();
+    zeros.handle = new_handle();
     entries.push_back(std::move(zeros));
   }
   return entries;

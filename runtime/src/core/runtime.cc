@@ -78,7 +78,7 @@ Runtime::~Runtime() {
 // One tensor (every allreduce_async): the group's steps without its vectors.
 std::shared_ptr<HandleState> Runtime::enqueue(control::Request request, BufferView input,
                                               BufferView output, int process_set) {
-  auto handle = std::make_shared<HandleState>(turns_);
+  auto handle = new_handle(turns_);
   if (!request.device.is_cpu()) turns_->close_caller_path();  // see enqueue_group()
   int set_rank = world_.rank;
   if (Status usable = set_rank_of(process_set, &set_rank); !usable.ok()) {
@@ -101,7 +101,7 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
   std::vector<std::shared_ptr<HandleState>> handles;
   handles.reserve(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
-    handles.push_back(std::make_shared<HandleState>(turns_));
+    handles.push_back(new_handle(turns_));
     // CUDA tensors: from now on only the background loop runs cycles, rather than setting and
     // restoring the device around every caller's cycle. The GPU lane's stream and kernels
     // need its device current on the thread that runs them: the lane sets it on the loop's

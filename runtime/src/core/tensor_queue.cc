@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "common/spin_wait.h"
+#include "core/handle_pool.h"
 #include "hvd/error.h"
 
 namespace hvd::core {
@@ -18,6 +19,10 @@ Status in_flight_error(std::string_view name) {
 }
 
 }  // namespace
+
+std::shared_ptr<HandleState> new_handle(std::shared_ptr<CycleTurns> turns) {
+  return std::allocate_shared<HandleState>(HandlePoolAllocator<HandleState>(), std::move(turns));
+}
 
 void HandleState::mark_done(const Status& status) {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -65,6 +65,9 @@ class HandleState {
   std::shared_ptr<CycleTurns> turns_;
 };
 
+/// A new handle, allocated from this thread's pool of handles (core/handle_pool.h).
+std::shared_ptr<HandleState> new_handle(std::shared_ptr<CycleTurns> turns = nullptr);
+
 struct TensorEntry {
   control::Request request;
   int process_set = 0;  // the set whose ranks run it (0: all ranks); names are per set
