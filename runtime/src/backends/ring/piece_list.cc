@@ -13,8 +13,16 @@ PieceList::PieceList(const std::vector<BufferView>& tensors) {
     HVD_CHECK(t.dtype == dtype_ && t.device.is_cpu(),
               "a piece list needs host tensors of one dtype");
     if (t.count == 0) continue;
-    many_.push_back(Piece{static_cast<char*>(t.data), t.bytes()});
-    starts_.push_back(count_);
+    char* data = static_cast<char*>(t.data);
+    // A tensor that starts where the last piece ends extends it: tensors carved out of one
+    // allocation (a framework's gradient bucket) move as one run, copied and reduced in one
+    // call instead of one per tensor.
+    if (!many_.empty() && many_.back().data + many_.back().bytes == data) {
+      many_.back().bytes += t.bytes();
+    } else {
+      many_.push_back(Piece{data, t.bytes()});
+      starts_.push_back(count_);
+    }
     count_ += t.count;
   }
 }

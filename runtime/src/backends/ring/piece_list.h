@@ -17,6 +17,7 @@ namespace hvd::backends::ring {
 class PieceList {
  public:
   /// The concatenation of `tensors` (all host memory of one dtype; any may be empty).
+  /// Tensors that follow each other in memory become one piece.
   explicit PieceList(const std::vector<BufferView>& tensors);
   /// One contiguous buffer (host memory).
   explicit PieceList(const BufferView& buf);
@@ -36,7 +37,7 @@ class PieceList {
 
  private:
   Piece one_;                   // the piece of a contiguous buffer
-  std::vector<Piece> many_;     // or those of the non-empty tensors
+  std::vector<Piece> many_;     // or those of the non-empty tensors, adjacent ones merged
   std::vector<size_t> starts_;  // element offset of each of many_
   DataType dtype_ = DataType::kFloat32;
   size_t count_ = 0;
