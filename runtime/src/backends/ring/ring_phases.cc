@@ -41,21 +41,37 @@ Blocks blocks_of(const std::vector<size_t>& counts) {
 BlockPieces::BlockPieces(const PieceList& list, const Blocks& blocks) : dtype_(list.dtype()) {
   const size_t n = blocks.count.size();
   const size_t es = dtype_size(dtype_);
-  const PieceSpan all = list.all();
-  // A cut inside a piece adds one: at most one per block boundary.
-  pieces_.reserve(all.size + n);
+  const PieceSpan all = list.all();  // no empty pieces
+  // A cut inside a piece adds one: at most one per block boundary. Written in place through
+  // `out`, then trimmed (as PieceList's constructor, for the same reason).
+  pieces_.resize(all.size + n);
+  Piece* out = pieces_.data();
   first_.reserve(n + 1);
-  PieceCursor at(all);
-  size_t next = 0;  // element offset where block b must start
+  size_t i = 0;       // the piece at the cut
+  size_t within = 0;  // bytes of it before the cut
+  size_t next = 0;    // element offset where block b must start
   for (size_t b = 0; b < n; ++b) {
     HVD_CHECK(blocks.offset[b] == next && blocks.count[b] <= list.count() - next, "block ", b,
               " at ", blocks.offset[b], " of ", blocks.count[b], " elements after ", next, " of ",
               list.count());
-    first_.push_back(pieces_.size());
-    at.take(blocks.count[b] * es, [&](char* data, size_t len) { pieces_.push_back({data, len}); });
+    first_.push_back(static_cast<size_t>(out - pieces_.data()));
+    for (size_t left = blocks.count[b] * es; left > 0;) {
+      const Piece& p = all.first[i];
+      const size_t len = std::min(p.bytes - within, left);
+      out->data = p.data + within;
+      out->bytes = len;
+      ++out;
+      left -= len;
+      within += len;
+      if (within == p.bytes) {
+        ++i;
+        within = 0;
+      }
+    }
     next += blocks.count[b];
   }
   HVD_CHECK(next == list.count(), n, " blocks cover ", next, " of ", list.count(), " elements");
+  pieces_.resize(static_cast<size_t>(out - pieces_.data()));
   first_.push_back(pieces_.size());
 }
 
