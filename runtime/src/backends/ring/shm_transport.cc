@@ -15,6 +15,7 @@
 #include <thread>
 #include <utility>
 
+#include "backends/ring/gather_copy.h"
 #include "backends/ring/setup_timeout.h"
 #include "common/env.h"
 #include "common/reduce_kernels.h"
@@ -88,6 +89,7 @@ struct ShmTransport::Peer {
   ShmChannel* out = nullptr;        // this rank -> peer, in the peer's segment
   char* out_ring = nullptr;
   uint64_t out_head = 0;     // bytes written to `out` (this rank is its only writer)
+  GatherChooser gather;      // how chunks of many runs are copied into `out`
   ShmChannel* in = nullptr;  // peer -> this rank, in this rank's segment
   const char* in_ring = nullptr;
   uint64_t in_tail = 0;  // bytes consumed from `in` (this rank is its only reader)
@@ -218,10 +220,16 @@ bool ShmTransport::push(Transfer& t) {
   if (n == 0) return false;
   Peer& p = peers_[static_cast<size_t>(t.to)];
   char* at = p.out_ring + (static_cast<size_t>(p.out_head) & (options_.channel_bytes - 1));
-  t.sbuf.take(n, [&](const char* data, size_t len) {
-    std::memcpy(at, data, len);
-    at += len;
-  });
+  if (t.sbuf.run(n).second == n) {
+    gather_into(at, t.sbuf, n, GatherMethod::kMemcpy);
+  } else {
+    // Many runs (gather_copy.h): the method this channel measured faster.
+    const GatherMethod method = p.gather.pick();
+    const auto start = Clock::now();
+    gather_into(at, t.sbuf, n, method);
+    if (method == GatherMethod::kStream) stream_fence();  // before head publishes the bytes
+    p.gather.record(method, n, Clock::now() - start);
+  }
   p.out_head += n;
   p.out->head.value.store(p.out_head, std::memory_order_release);
   ring_doorbell(p.seg->header().bell);

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/ring/gather_copy.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HVD_STREAM_STORES 1
+#endif
+
+namespace hvd::backends::ring {
+namespace {
+
+constexpr size_t kLine = 64;
+
+size_t index_of(GatherMethod m) { return m == GatherMethod::kMemcpy ? 0 : 1; }
+
+}  // namespace
+
+void gather_into(char* dst, PieceCursor& from, size_t n, GatherMethod method) {
+  from.take(n, [&](const char* data, size_t len) {
+    if (method == GatherMethod::kStream) {
+      stream_copy(dst, data, len);
+    } else {
+      std::memcpy(dst, data, len);
+    }
+    dst += len;
+  });
+}
+
+void stream_copy(char* dst, const char* src, size_t n) {
+#ifdef HVD_STREAM_STORES
+  const size_t head = std::min(n, (kLine - reinterpret_cast<uintptr_t>(dst) % kLine) % kLine);
+  std::memcpy(dst, src, head);
+  dst += head;
+  src += head;
+  n -= head;
+  // SSE2 (every x86-64): four 16-byte stores fill one line, which then goes out whole.
+  for (; n >= kLine; n -= kLine, dst += kLine, src += kLine) {
+    const auto* s = reinterpret_cast<const __m128i*>(src);
+    auto* d = reinterpret_cast<__m128i*>(dst);
+    const __m128i a = _mm_loadu_si128(s);
+    const __m128i b = _mm_loadu_si128(s + 1);
+    const __m128i c = _mm_loadu_si128(s + 2);
+    const __m128i e = _mm_loadu_si128(s + 3);
+    _mm_stream_si128(d, a);
+    _mm_stream_si128(d + 1, b);
+    _mm_stream_si128(d + 2, c);
+    _mm_stream_si128(d + 3, e);
+  }
+#endif
+  std::memcpy(dst, src, n);
+}
+
+void stream_fence() {
+#ifdef HVD_STREAM_STORES
+  _mm_sfence();
+#endif
+}
+
+GatherMethod GatherChooser::pick() {
+  ++picks_;
+  if (!measured_[0]) return GatherMethod::kMemcpy;
+  if (!measured_[1]) return GatherMethod::kStream;
+  const bool memcpy_faster = ns_per_byte_[0] <= ns_per_byte_[1];
+  const bool explore = picks_ % kExplore == 0;
+  return memcpy_faster != explore ? GatherMethod::kMemcpy : GatherMethod::kStream;
+}
+
+void GatherChooser::record(GatherMethod method, size_t bytes, std::chrono::nanoseconds took) {
+  if (bytes == 0) return;
+  const size_t i = index_of(method);
+  double sample = static_cast<double>(took.count()) / static_cast<double>(bytes);
+  if (!measured_[i]) {
+    ns_per_byte_[i] = sample;
+    measured_[i] = true;
+    return;
+  }
+  // A copy during which this thread lost its core must not flip the choice by itself: one
+  // sample counts for at most twice the average (a faster one counts in full).
+  sample = std::min(sample, 2 * ns_per_byte_[i]);
+  ns_per_byte_[i] += (sample - ns_per_byte_[i]) / 4;
+}
+
+}  // namespace hvd::backends::ring

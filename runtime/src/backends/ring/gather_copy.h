@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// How the shm transport copies a chunk gathered from many short runs (the tensors of a fused
+// response, each its own allocation) into a peer's ring.
+//
+// memcpy moves each run with one `rep movsb`: fast for one long run, but each short one pays
+// for fetching the ring's lines that the peer's core read last. When the two cores share no
+// cache (where the hypervisor put them: it changes while a job runs), 4 KiB runs took ~60%
+// longer than one long run; non-temporal stores, which write whole lines without fetching
+// them, took no longer than the long run. When the cores share a cache, non-temporal stores
+// took 2.4x as long as memcpy. So each channel times both on the chunks it sends and keeps
+// the faster (GatherChooser); a chunk of one run always takes memcpy.
+
+#include <chrono>
+#include <cstddef>
+
+#include "backends/ring/pieces.h"
+
+namespace hvd::backends::ring {
+
+enum class GatherMethod { kMemcpy, kStream };
+
+/// Copies the next n bytes at `from` to dst (and moves `from` past them). kStream stores are
+/// weakly ordered: call stream_fence() before publishing them.
+void gather_into(char* dst, PieceCursor& from, size_t n, GatherMethod method);
+
+/// Copies n bytes with non-temporal stores for the whole 64-byte lines of dst and memcpy for
+/// the ragged ends (plain memcpy where there are no such stores).
+void stream_copy(char* dst, const char* src, size_t n);
+
+/// Orders every earlier stream_copy() store before any later store.
+void stream_fence();
+
+/// The gather method for one channel, from the copy times measured on it: the faster one, and
+/// the other every kExplore-th pick, so that a change of the machine is noticed. The first
+/// picks measure each method once. Not thread-safe (one per channel, as the transport).
+class GatherChooser {
+ public:
+  static constexpr unsigned kExplore = 16;
+
+  GatherMethod pick();
+  /// `took` is how long `method` took to copy `bytes`.
+  void record(GatherMethod method, size_t bytes, std::chrono::nanoseconds took);
+
+ private:
+  double ns_per_byte_[2] = {0, 0};  // moving averages, by method
+  bool measured_[2] = {false, false};
+  unsigned picks_ = 0;
+};
+
+}  // namespace hvd::backends::ring
