@@ -78,10 +78,12 @@ void GatherChooser::record(GatherMethod method, size_t bytes, std::chrono::nanos
     measured_[i] = true;
     return;
   }
-  // A copy during which this thread lost its core must not flip the choice by itself: one
-  // sample counts for at most twice the average (a faster one counts in full).
-  sample = std::min(sample, 2 * ns_per_byte_[i]);
-  ns_per_byte_[i] += (sample - ns_per_byte_[i]) / 4;
+  // Noise only adds time (a page fault on the first touch of the ring, losing the core in the
+  // middle of a copy), so a faster copy counts in full at once, and a slower one counts for a
+  // quarter, at most twice the average: one slow copy cannot flip the choice, while a method
+  // that got slower for good loses it within a few copies.
+  double& avg = ns_per_byte_[i];
+  avg = sample < avg ? sample : avg + (std::min(sample, 2 * avg) - avg) / 4;
 }
 
 }  // namespace hvd::backends::ring

@@ -121,6 +121,17 @@ TEST_CASE("gather chooser: one slow copy does not flip the choice") {
   CHECK(picked.second == 0);
 }
 
+TEST_CASE("gather chooser: a slow first copy (a cold ring) does not hide the faster method") {
+  ring::GatherChooser c;
+  CHECK(c.pick() == GatherMethod::kMemcpy);
+  c.record(GatherMethod::kMemcpy, 1000, nanoseconds(1000 * 1000));  // page faults
+  run_chooser(c, 2 * ring::GatherChooser::kExplore, 1.0, 3.0);
+  // One exploring memcpy at its usual cost was enough to win it back.
+  const std::pair<int, int> picked = run_chooser(c, ring::GatherChooser::kExplore, 1.0, 3.0);
+  CHECK(picked.first == static_cast<int>(ring::GatherChooser::kExplore) - 1);
+  CHECK(picked.second == 1);
+}
+
 TEST_CASE("gather chooser: an empty copy measures nothing") {
   ring::GatherChooser c;
   c.record(GatherMethod::kMemcpy, 0, nanoseconds(5));
