@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef __SSE2__  // every x86-64
 #include <immintrin.h>
 #define HVD_STREAM_STORES 1
 #endif
@@ -37,7 +37,7 @@ void stream_copy(char* dst, const char* src, size_t n) {
   dst += head;
   src += head;
   n -= head;
-  // SSE2 (every x86-64): four 16-byte stores fill one line, which then goes out whole.
+  // Four 16-byte stores fill one line, which then goes out whole.
   for (; n >= kLine; n -= kLine, dst += kLine, src += kLine) {
     const auto* s = reinterpret_cast<const __m128i*>(src);
     auto* d = reinterpret_cast<__m128i*>(dst);
