@@ -60,6 +60,13 @@ void stream_fence() {
 #endif
 }
 
+void RingPrefetch::past(const char* run_end) {
+  if (run_end >= end_) return;  // the chunk's last run, or not many runs
+  const char* upto = run_end + std::min(kAhead, static_cast<size_t>(end_ - run_end));
+  if (next_ < run_end) next_ = run_end;  // the run at hand is read right away
+  for (; next_ < upto; next_ += kLine) __builtin_prefetch(next_);
+}
+
 GatherMethod GatherChooser::pick() {
   ++picks_;
   if (!measured_[0]) return GatherMethod::kMemcpy;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// How the shm transport copies a chunk gathered from many short runs (the tensors of a fused
-// response, each its own allocation) into a peer's ring.
+// How the shm transport copies a chunk of many short runs (the tensors of a fused response,
+// each its own allocation) into a peer's ring, and out of its own.
 //
 // memcpy moves each run with one `rep movsb`: fast for one long run, but each short one pays
 // for fetching the ring's lines that the peer's core read last. When the two cores share no
@@ -10,6 +10,12 @@
 // them, took no longer than the long run. When the cores share a cache, non-temporal stores
 // took 2.4x as long as memcpy. So each channel times both on the chunks it sends and keeps
 // the faster (GatherChooser); a chunk of one run always takes memcpy.
+//
+// Out of the ring, copying or reducing into many runs restarts the hardware's prefetching at
+// every run: without a shared cache, 100 x 4 KiB allreduced on 2 ranks took 31.5 us against
+// 24.5 us for one buffer. Prefetching the ring's next 4 KiB before each run (RingPrefetch)
+// brought it to 26.5 us (2 KiB ahead was slower than none); with a shared cache it made no
+// difference.
 
 #include <chrono>
 #include <cstddef>
@@ -48,6 +54,23 @@ class GatherChooser {
   double ns_per_byte_[2] = {0, 0};  // recent copy cost, by method
   bool measured_[2] = {false, false};
   unsigned picks_ = 0;
+};
+
+/// Prefetches a chunk of the ring that is scattered into many runs, kAhead bytes past the run
+/// being copied or reduced out of it.
+class RingPrefetch {
+ public:
+  static constexpr size_t kAhead = 4096;
+
+  /// Prefetches nothing unless `many`.
+  RingPrefetch(const char* chunk, size_t bytes, bool many)
+      : next_(chunk), end_(many ? chunk + bytes : chunk) {}
+  /// Call before handling the run that ends at `run_end`.
+  void past(const char* run_end);
+
+ private:
+  const char* next_;  // the first line not prefetched yet
+  const char* end_;
 };
 
 }  // namespace hvd::backends::ring

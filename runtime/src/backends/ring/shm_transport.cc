@@ -244,17 +244,21 @@ bool ShmTransport::pull(Transfer& t) {
   const size_t n = std::min({pull_avail(t.from), t.rbytes - t.got, cap - off, step_});
   if (n == 0) return false;
   const char* at = p.in_ring + off;
+  // Many runs (gather_copy.h): the ring is kept prefetched a distance past the run at hand.
+  RingPrefetch prefetch(at, n, t.rbuf.run(n).second < n);
   if (t.reduce) {
     // The caller's pieces (pieces.h) hold whole elements, and what the ring publishes comes in
     // multiples of kAlign: a run where the two meet still holds whole elements.
     const size_t elem = dtype_size(t.dtype);
     t.rbuf.take(n, [&](char* data, size_t len) {
       HVD_CHECK(len % elem == 0, "run of ", len, " bytes splits a ", elem, "-byte element");
+      prefetch.past(at + len);
       reduce_into(data, at, len / elem, t.dtype, t.op);
       at += len;
     });
   } else {
     t.rbuf.take(n, [&](char* data, size_t len) {
+      prefetch.past(at + len);
       std::memcpy(data, at, len);
       at += len;
     });
