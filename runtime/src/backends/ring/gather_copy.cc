@@ -15,8 +15,6 @@ namespace {
 
 constexpr size_t kLine = 64;
 
-size_t index_of(GatherMethod m) { return m == GatherMethod::kMemcpy ? 0 : 1; }
-
 }  // namespace
 
 void gather_into(char* dst, PieceCursor& from, size_t n, GatherMethod method) {
@@ -67,19 +65,18 @@ void RingPrefetch::past(const char* run_end) {
   for (; next_ < upto; next_ += kLine) __builtin_prefetch(next_);
 }
 
-GatherMethod GatherChooser::pick() {
+int CopyTimes::pick() {
   ++picks_;
-  if (!measured_[0]) return GatherMethod::kMemcpy;
-  if (!measured_[1]) return GatherMethod::kStream;
-  const bool memcpy_faster = ns_per_byte_[0] <= ns_per_byte_[1];
-  const bool explore = picks_ % kExplore == 0;
-  return memcpy_faster != explore ? GatherMethod::kMemcpy : GatherMethod::kStream;
+  if (!measured_[0]) return 0;
+  if (!measured_[1]) return 1;
+  const int faster = ns_per_byte_[0] <= ns_per_byte_[1] ? 0 : 1;
+  return picks_ % kExplore == 0 ? 1 - faster : faster;
 }
 
-void GatherChooser::record(GatherMethod method, size_t bytes, std::chrono::nanoseconds took) {
+void CopyTimes::record(int way, size_t bytes, std::chrono::nanoseconds took) {
   if (bytes == 0) return;
-  const size_t i = index_of(method);
-  double sample = static_cast<double>(took.count()) / static_cast<double>(bytes);
+  const auto i = static_cast<size_t>(way);
+  const double sample = static_cast<double>(took.count()) / static_cast<double>(bytes);
   if (!measured_[i]) {
     ns_per_byte_[i] = sample;
     measured_[i] = true;
@@ -87,8 +84,8 @@ void GatherChooser::record(GatherMethod method, size_t bytes, std::chrono::nanos
   }
   // Noise only adds time (a page fault on the first touch of the ring, losing the core in the
   // middle of a copy), so a faster copy counts in full at once, and a slower one counts for a
-  // quarter, at most twice the average: one slow copy cannot flip the choice, while a method
-  // that got slower for good loses it within a few copies.
+  // quarter, at most twice the average: one slow copy cannot flip the choice, while a way that
+  // got slower for good loses it within a few copies.
   double& avg = ns_per_byte_[i];
   avg = sample < avg ? sample : avg + (std::min(sample, 2 * avg) - avg) / 4;
 }

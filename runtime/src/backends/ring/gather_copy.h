@@ -14,8 +14,9 @@
 // Out of the ring, copying or reducing into many runs restarts the hardware's prefetching at
 // every run: without a shared cache, 100 x 4 KiB allreduced on 2 ranks took 31.5 us against
 // 24.5 us for one buffer. Prefetching the ring's next 4 KiB before each run (RingPrefetch)
-// brought it to 26.5 us (2 KiB ahead was slower than none); with a shared cache it made no
-// difference.
+// brought it to 26.5 us (2 KiB ahead was slower than none); with a shared cache it cost
+// ~1.5 us in the fused step. So each channel times that too, and keeps the faster
+// (ScatterChooser).
 
 #include <chrono>
 #include <cstddef>
@@ -24,7 +25,8 @@
 
 namespace hvd::backends::ring {
 
-enum class GatherMethod { kMemcpy, kStream };
+enum class GatherMethod { kMemcpy = 0, kStream = 1 };
+enum class ScatterMethod { kPlain = 0, kPrefetch = 1 };
 
 /// Copies the next n bytes at `from` to dst (and moves `from` past them). kStream stores are
 /// weakly ordered: call stream_fence() before publishing them.
@@ -37,24 +39,45 @@ void stream_copy(char* dst, const char* src, size_t n);
 /// Orders every earlier stream_copy() store before any later store.
 void stream_fence();
 
-/// The gather method for one channel, from the copy times measured on it: the faster one, and
-/// the other every kExplore-th pick, so that a change of the machine is noticed. The first
-/// picks measure each method once. Not thread-safe (one per channel, as the transport).
-class GatherChooser {
+/// The faster of two ways to copy (Way: an enum class of 0 and 1) on one channel, from the
+/// copy times measured on it: the faster one, and the other every kExplore-th pick, so that a
+/// change of the machine is noticed. The first picks measure each way once. Not thread-safe
+/// (one per channel and direction, as the transport).
+class CopyTimes {
  public:
-  // A tried chunk of the slower method cost ~3 us more on 2 ranks: 1 in 64 keeps that under
-  // 1% of a fused allreduce of 100 x 4 KiB, and a change is still noticed within 64 chunks.
+  // A tried chunk of the slower way cost ~3 us more on 2 ranks: 1 in 64 keeps that under 1%
+  // of a fused allreduce of 100 x 4 KiB, and a change is still noticed within 64 chunks.
   static constexpr unsigned kExplore = 64;
 
-  GatherMethod pick();
-  /// `took` is how long `method` took to copy `bytes`.
-  void record(GatherMethod method, size_t bytes, std::chrono::nanoseconds took);
+  /// 0 or 1.
+  int pick();
+  /// `took` is how long `way` took to copy `bytes`.
+  void record(int way, size_t bytes, std::chrono::nanoseconds took);
 
  private:
-  double ns_per_byte_[2] = {0, 0};  // recent copy cost, by method
+  double ns_per_byte_[2] = {0, 0};  // recent copy cost, by way
   bool measured_[2] = {false, false};
   unsigned picks_ = 0;
 };
+
+template <typename Way>
+class CopyChooser {
+ public:
+  static constexpr unsigned kExplore = CopyTimes::kExplore;
+
+  Way pick() { return static_cast<Way>(times_.pick()); }
+  void record(Way way, size_t bytes, std::chrono::nanoseconds took) {
+    times_.record(static_cast<int>(way), bytes, took);
+  }
+
+ private:
+  CopyTimes times_;
+};
+
+/// Into the ring: memcpy or streaming stores.
+using GatherChooser = CopyChooser<GatherMethod>;
+/// Out of the ring: with RingPrefetch or without.
+using ScatterChooser = CopyChooser<ScatterMethod>;
 
 /// Prefetches a chunk of the ring that is scattered into many runs, kAhead bytes past the run
 /// being copied or reduced out of it.

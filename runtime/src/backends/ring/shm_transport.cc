@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -33,6 +34,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kAlign = 64;  // message starts and piece sizes; a multiple of every dtype
+constexpr size_t kDataTypes = static_cast<size_t>(DataType::kInt16) + 1;
 // Automatic channel size: the largest power of two from kMinAutoChannel to kMaxAutoChannel
 // whose `size` channels fit kAutoSegmentBudget (1 MiB up to 8 ranks). Measured on 2 ranks:
 // 1 MiB rings with 128 KiB pieces move about twice as much as 256 KiB rings.
@@ -93,6 +95,9 @@ struct ShmTransport::Peer {
   ShmChannel* in = nullptr;  // peer -> this rank, in this rank's segment
   const char* in_ring = nullptr;
   uint64_t in_tail = 0;  // bytes consumed from `in` (this rank is its only reader)
+  // How chunks of many runs leave `in`: one chooser for copies, one per dtype for reductions
+  // (their costs per byte are too far apart to compare across).
+  std::array<ScatterChooser, 1 + kDataTypes> scatter;
   int64_t pid = 0;
   bool check_pid = false;  // same pid namespace: kill(pid, 0) tells if it lives
 
@@ -244,8 +249,13 @@ bool ShmTransport::pull(Transfer& t) {
   const size_t n = std::min({pull_avail(t.from), t.rbytes - t.got, cap - off, step_});
   if (n == 0) return false;
   const char* at = p.in_ring + off;
-  // Many runs (gather_copy.h): the ring is kept prefetched a distance past the run at hand.
-  RingPrefetch prefetch(at, n, t.rbuf.run(n).second < n);
+  // Many runs (gather_copy.h): with the ring prefetched past the run at hand, or not, as this
+  // channel measured faster.
+  const bool many = t.rbuf.run(n).second < n;
+  ScatterChooser& chooser = p.scatter[t.reduce ? 1 + static_cast<size_t>(t.dtype) : 0];
+  const ScatterMethod method = many ? chooser.pick() : ScatterMethod::kPlain;
+  RingPrefetch prefetch(at, n, method == ScatterMethod::kPrefetch);
+  const auto start = many ? Clock::now() : Clock::time_point{};
   if (t.reduce) {
     // The caller's pieces (pieces.h) hold whole elements, and what the ring publishes comes in
     // multiples of kAlign: a run where the two meet still holds whole elements.
@@ -263,6 +273,7 @@ bool ShmTransport::pull(Transfer& t) {
       at += len;
     });
   }
+  if (many) chooser.record(method, n, Clock::now() - start);
   p.in_tail += n;
   p.in->tail.value.store(p.in_tail, std::memory_order_release);
   ring_doorbell(p.seg->header().bell);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Gathering a chunk of many runs into the shm ring (gather_copy.h): both copy methods move the
-// same bytes for every alignment and length, and the chooser keeps the method measured faster
-// while still trying the other. Durations here are made up; nothing is timed.
+// Copying chunks of many runs into and out of the shm ring (gather_copy.h): both gather methods
+// move the same bytes for every alignment and length, and the choosers keep the way measured
+// faster while still trying the other. Durations here are made up; nothing is timed.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -130,6 +130,17 @@ TEST_CASE("gather chooser: a slow first copy (a cold ring) does not hide the fas
   const std::pair<int, int> picked = run_chooser(c, ring::GatherChooser::kExplore, 1.0, 3.0);
   CHECK(picked.first == static_cast<int>(ring::GatherChooser::kExplore) - 1);
   CHECK(picked.second == 1);
+}
+
+TEST_CASE("scatter chooser: the same choice between the plain copy and the prefetching one") {
+  ring::ScatterChooser c;
+  CHECK(c.pick() == ring::ScatterMethod::kPlain);
+  c.record(ring::ScatterMethod::kPlain, 1000, nanoseconds(3000));
+  CHECK(c.pick() == ring::ScatterMethod::kPrefetch);
+  c.record(ring::ScatterMethod::kPrefetch, 1000, nanoseconds(2000));
+  CHECK(c.pick() == ring::ScatterMethod::kPrefetch);
+  c.record(ring::ScatterMethod::kPlain, 1000, nanoseconds(1000));  // an exploring copy, faster
+  CHECK(c.pick() == ring::ScatterMethod::kPlain);
 }
 
 TEST_CASE("gather chooser: an empty copy measures nothing") {
