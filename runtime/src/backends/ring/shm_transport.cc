@@ -225,10 +225,12 @@ bool ShmTransport::push(Transfer& t) {
   if (n == 0) return false;
   Peer& p = peers_[static_cast<size_t>(t.to)];
   char* at = p.out_ring + (static_cast<size_t>(p.out_head) & (options_.channel_bytes - 1));
-  if (t.sbuf.run(n).second == n) {
-    gather_into(at, t.sbuf, n, GatherMethod::kMemcpy);
+  const std::pair<char*, size_t> run = t.sbuf.run(n);
+  if (run.second == n) {  // one run (a contiguous buffer, or inside one piece): one memcpy
+    std::memcpy(at, run.first, n);
+    t.sbuf.skip(n);
   } else {
-    // Many runs (gather_copy.h): the method this channel measured faster.
+    // Many runs (gather_copy.h): memcpy or streaming stores, as this channel measured faster.
     const GatherMethod method = p.gather.pick();
     const auto start = Clock::now();
     gather_into(at, t.sbuf, n, method);
@@ -249,31 +251,40 @@ bool ShmTransport::pull(Transfer& t) {
   const size_t n = std::min({pull_avail(t.from), t.rbytes - t.got, cap - off, step_});
   if (n == 0) return false;
   const char* at = p.in_ring + off;
-  // Many runs (gather_copy.h): with the ring prefetched past the run at hand, or not, as this
-  // channel measured faster.
-  const bool many = t.rbuf.run(n).second < n;
-  ScatterChooser& chooser = p.scatter[t.reduce ? 1 + static_cast<size_t>(t.dtype) : 0];
-  const ScatterMethod method = many ? chooser.pick() : ScatterMethod::kPlain;
-  RingPrefetch prefetch(at, n, method == ScatterMethod::kPrefetch);
-  const auto start = many ? Clock::now() : Clock::time_point{};
-  if (t.reduce) {
-    // The caller's pieces (pieces.h) hold whole elements, and what the ring publishes comes in
-    // multiples of kAlign: a run where the two meet still holds whole elements.
-    const size_t elem = dtype_size(t.dtype);
-    t.rbuf.take(n, [&](char* data, size_t len) {
-      HVD_CHECK(len % elem == 0, "run of ", len, " bytes splits a ", elem, "-byte element");
-      prefetch.past(at + len);
-      reduce_into(data, at, len / elem, t.dtype, t.op);
-      at += len;
-    });
+  // The caller's pieces (pieces.h) hold whole elements, and what the ring publishes comes in
+  // multiples of kAlign: a run where the two meet still holds whole elements.
+  const size_t elem = dtype_size(t.dtype);
+  const std::pair<char*, size_t> run = t.rbuf.run(n);
+  if (run.second == n) {  // one run (a contiguous buffer, or inside one piece): one call
+    if (t.reduce) {
+      reduce_into(run.first, at, n / elem, t.dtype, t.op);
+    } else {
+      std::memcpy(run.first, at, n);
+    }
+    t.rbuf.skip(n);
   } else {
-    t.rbuf.take(n, [&](char* data, size_t len) {
-      prefetch.past(at + len);
-      std::memcpy(data, at, len);
-      at += len;
-    });
+    // Many runs (gather_copy.h): with the ring prefetched past the run at hand, or not, as
+    // this channel measured faster.
+    ScatterChooser& chooser = p.scatter[t.reduce ? 1 + static_cast<size_t>(t.dtype) : 0];
+    const ScatterMethod method = chooser.pick();
+    RingPrefetch prefetch(at, n, method == ScatterMethod::kPrefetch);
+    const auto start = Clock::now();
+    if (t.reduce) {
+      t.rbuf.take(n, [&](char* data, size_t len) {
+        HVD_CHECK(len % elem == 0, "run of ", len, " bytes splits a ", elem, "-byte element");
+        prefetch.past(at + len);
+        reduce_into(data, at, len / elem, t.dtype, t.op);
+        at += len;
+      });
+    } else {
+      t.rbuf.take(n, [&](char* data, size_t len) {
+        prefetch.past(at + len);
+        std::memcpy(data, at, len);
+        at += len;
+      });
+    }
+    chooser.record(method, n, Clock::now() - start);
   }
-  if (many) chooser.record(method, n, Clock::now() - start);
   p.in_tail += n;
   p.in->tail.value.store(p.in_tail, std::memory_order_release);
   ring_doorbell(p.seg->header().bell);
