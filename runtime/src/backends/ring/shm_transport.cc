@@ -95,9 +95,7 @@ struct ShmTransport::Peer {
   ShmChannel* in = nullptr;  // peer -> this rank, in this rank's segment
   const char* in_ring = nullptr;
   uint64_t in_tail = 0;  // bytes consumed from `in` (this rank is its only reader)
-  // How chunks of many runs leave `in`: one chooser for copies, one per dtype for reductions
-  // (their costs per byte are too far apart to compare across).
-  std::array<ScatterChooser, 1 + kDataTypes> scatter;
+  std::array<ScatterChooser, 1 + kDataTypes> scatter;  // out of `in`: copies, reductions by dtype
   int64_t pid = 0;
   bool check_pid = false;  // same pid namespace: kill(pid, 0) tells if it lives
 
@@ -263,8 +261,7 @@ bool ShmTransport::pull(Transfer& t) {
     }
     t.rbuf.skip(n);
   } else {
-    // Many runs (gather_copy.h): with the ring prefetched past the run at hand, or not, as
-    // this channel measured faster.
+    // Many runs (gather_copy.h): prefetching the ring or not, as this channel measured faster.
     ScatterChooser& chooser = p.scatter[t.reduce ? 1 + static_cast<size_t>(t.dtype) : 0];
     const ScatterMethod method = chooser.pick();
     RingPrefetch prefetch(at, n, method == ScatterMethod::kPrefetch);
