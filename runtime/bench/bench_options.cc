@@ -22,8 +22,9 @@ Columns: time_us is the slowest rank's average per operation (best of --rounds),
 bytes/time, busbw = algbw x nccl-tests' factor (allreduce 2(n-1)/n, allgather (n-1)/n,
 broadcast 1); for allgather, bytes is the gathered (output) size. "vs" columns are
 busbw(hvd)/busbw(peer). Scenarios (--scenario, under mpirun with --layer runtime):
-  fusion          a step of --fusion-tensors tensors of --fusion-bytes through the runtime,
-                  and one MPI_Allreduce of the same bytes concatenated
+  fusion          a step of --fusion-tensors tensors of --fusion-bytes through the runtime
+                  (--fusion-layout contiguous: views of one allocation), and one
+                  MPI_Allreduce of the same bytes concatenated
   cache           one 8-byte allreduce served from the response cache, waited on (the
                   waiting thread runs the cycle) and polled (the background loop runs it),
                   and MPI_Allreduce
@@ -120,6 +121,7 @@ namespace {
 struct Texts {
   std::string min_bytes = "8", max_bytes = "64M", ops = "allreduce", dtype = "float32";
   std::string redop = "sum", layer = "backend", peers = "auto", fusion_bytes = "4K";
+  std::string fusion_layout = "separate";
 };
 
 void add_flags(CLI::App& app, Options& out, Texts& t) {
@@ -141,6 +143,9 @@ void add_flags(CLI::App& app, Options& out, Texts& t) {
                  "fusion, cache, timeline or runtime-vs-raw (see below)");
   app.add_option("--fusion-tensors", out.fusion_tensors, "Scenario fusion: tensors (100)");
   app.add_option("--fusion-bytes", t.fusion_bytes, "Scenario fusion: bytes per tensor (4K)");
+  app.add_option("--fusion-layout", t.fusion_layout,
+                 "Scenario fusion: separate (each tensor its own allocation; default) or "
+                 "contiguous (all in one)");
 }
 
 // Converts and checks the text flags; throws UsageError naming the flag.
@@ -148,6 +153,11 @@ void convert(const Texts& t, Options& out) {
   out.min_bytes = parse_bytes(t.min_bytes, "-b/--min-bytes");
   out.max_bytes = parse_bytes(t.max_bytes, "-e/--max-bytes");
   out.fusion_bytes = parse_bytes(t.fusion_bytes, "--fusion-bytes");
+  if (t.fusion_layout != "separate" && t.fusion_layout != "contiguous") {
+    throw UsageError(
+        str_cat("--fusion-layout '", t.fusion_layout, "' is not separate or contiguous"));
+  }
+  out.fusion_contiguous = t.fusion_layout == "contiguous";
   out.ops = parse_ops(t.ops);
   if (kDtypes.count(t.dtype) == 0) {
     throw UsageError(str_cat("-d/--dtype '", t.dtype, "' is not float32, float64, int32 or int64"));

@@ -44,6 +44,9 @@ struct Options {
   /// Scenario fusion: tensors per step and bytes per tensor.
   int fusion_tensors = 100;
   size_t fusion_bytes = size_t{4} << 10;
+  /// Scenario fusion: each tensor its own allocation, or all of them carved out of one (as a
+  /// framework's gradient bucket), which the ring moves as one piece.
+  bool fusion_contiguous = false;
 };
 
 /// "8", "64K", "1M", "2G" (binary multiples; a trailing "B" or "iB" is accepted) as bytes.

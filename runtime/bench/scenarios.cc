@@ -30,21 +30,25 @@ std::string us(double v) {
   return buf;
 }
 
-// One float32 tensor per name, `bytes` each; kept alive while the step runs.
+// One float32 tensor per name, `bytes` each, each its own allocation or all views of one
+// (`contiguous`); kept alive while the step runs.
 struct Tensors {
   std::vector<std::string> names;
   std::vector<std::vector<float>> data;
   std::vector<TensorView> views;
 
-  Tensors(const std::string& prefix, int n, size_t bytes) {
+  Tensors(const std::string& prefix, int n, size_t bytes, bool contiguous = false) {
     const size_t count = bytes / sizeof(float);
-    for (int i = 0; i < n; ++i) {
-      names.push_back(str_cat(prefix, i));
-      data.emplace_back(count, 0.0f);
+    const auto tensors = static_cast<size_t>(n);
+    for (size_t i = 0; i < tensors; ++i) names.push_back(str_cat(prefix, i));
+    if (contiguous) {
+      data.emplace_back(count * tensors, 0.0f);
+    } else {
+      for (size_t i = 0; i < tensors; ++i) data.emplace_back(count, 0.0f);
     }
-    for (auto& d : data) {
-      views.push_back(
-          TensorView{d.data(), DataType::kFloat32, {static_cast<int64_t>(d.size())}, Device{}});
+    for (size_t i = 0; i < tensors; ++i) {
+      float* at = contiguous ? data[0].data() + i * count : data[i].data();
+      views.push_back(TensorView{at, DataType::kFloat32, {static_cast<int64_t>(count)}, Device{}});
     }
   }
 };
@@ -61,7 +65,7 @@ double time_mpi_allreduce(const Options& o, Impl& mpi, size_t bytes) {
 }  // namespace
 
 nlohmann::json run_fusion(const Options& o, Impl& runtime, Impl* mpi, std::ostream* out) {
-  Tensors each("fusion/", o.fusion_tensors, o.fusion_bytes);
+  Tensors each("fusion/", o.fusion_tensors, o.fusion_bytes, o.fusion_contiguous);
   const RunOnce step = [&each] {
     std::vector<Handle> handles;
     for (size_t i = 0; i < each.names.size(); ++i) {
@@ -70,7 +74,7 @@ nlohmann::json run_fusion(const Options& o, Impl& runtime, Impl* mpi, std::ostre
     }
     for (const Handle& h : handles) throw_if_failed(h.wait(), "fusion step");
   };
-  Tensors grouped("fusion-group/", o.fusion_tensors, o.fusion_bytes);
+  Tensors grouped("fusion-group/", o.fusion_tensors, o.fusion_bytes, o.fusion_contiguous);
   const RunOnce grouped_step = [&grouped] {
     for (const Handle& h : hvd::grouped_allreduce_async(grouped.names, grouped.views, grouped.views,
                                                         ReduceOp::kSum)) {
@@ -106,8 +110,10 @@ nlohmann::json run_fusion(const Options& o, Impl& runtime, Impl* mpi, std::ostre
                         .wait(),
                     "tiny single-tensor step");
   };
-  nlohmann::json j = {
-      {"tensors", o.fusion_tensors}, {"tensor_bytes", o.fusion_bytes}, {"env", runtime_env()}};
+  nlohmann::json j = {{"tensors", o.fusion_tensors},
+                      {"tensor_bytes", o.fusion_bytes},
+                      {"layout", o.fusion_contiguous ? "contiguous" : "separate"},
+                      {"env", runtime_env()}};
   const double step_us = time_best(o, runtime, step);
   const double grouped_us = time_best(o, runtime, grouped_step);
   const double single_us = time_best(o, runtime, single_step);
@@ -122,11 +128,11 @@ nlohmann::json run_fusion(const Options& o, Impl& runtime, Impl* mpi, std::ostre
   j["per_tensor_us"] = per_tensor_us;
   j["pieces_us"] = pieces_us;
   std::string line =
-      str_cat("# scenario fusion: step of ", o.fusion_tensors, " x ", o.fusion_bytes,
-              " B: runtime ", us(step_us), " (grouped ", us(grouped_us), "; one tensor of ", total,
-              " B ", us(single_us), ", ratio ", step_us / single_us, "); over one tensor: ",
-              o.fusion_tensors, " x ", us(per_tensor_us), " per tensor + ", us(pieces_us),
-              " for the pieces");
+      str_cat("# scenario fusion: step of ", o.fusion_tensors, " x ", o.fusion_bytes, " B",
+              o.fusion_contiguous ? " (views of one buffer)" : "", ": runtime ", us(step_us),
+              " (grouped ", us(grouped_us), "; one tensor of ", total, " B ", us(single_us),
+              ", ratio ", step_us / single_us, "); over one tensor: ", o.fusion_tensors, " x ",
+              us(per_tensor_us), " per tensor + ", us(pieces_us), " for the pieces");
   if (mpi != nullptr) {
     const double mpi_us = time_mpi_allreduce(o, *mpi, total);
     j["mpi_concatenated_us"] = mpi_us;
@@ -148,8 +154,7 @@ nlohmann::json run_cache(const Options& o, Impl& runtime, Impl* mpi, std::ostrea
   // The same, but polled instead of waited on: the background loop runs every cycle and hands
   // the result back, the path a wait() took before callers ran cycles themselves (issue 14).
   const RunOnce polled = [&one] {
-    const Handle h =
-        hvd::allreduce_async(one.names[0], one.views[0], one.views[0], ReduceOp::kSum);
+    const Handle h = hvd::allreduce_async(one.names[0], one.views[0], one.views[0], ReduceOp::kSum);
     while (!h.poll()) std::this_thread::yield();
     throw_if_failed(h.wait(), "cache scenario (polled)");
   };
@@ -158,9 +163,9 @@ nlohmann::json run_cache(const Options& o, Impl& runtime, Impl* mpi, std::ostrea
   const double polled_us = time_best(o, runtime, polled);
   j["runtime_us"] = runtime_us;
   j["loop_cycle_us"] = polled_us;
-  std::string line = str_cat("# scenario cache: 8-byte allreduce served from the response cache: ",
-                             us(runtime_us), " (cycle on the waiting thread), ", us(polled_us),
-                             " (polled: cycle on the background loop)");
+  std::string line = str_cat(
+      "# scenario cache: 8-byte allreduce served from the response cache: ", us(runtime_us),
+      " (cycle on the waiting thread), ", us(polled_us), " (polled: cycle on the background loop)");
   if (mpi != nullptr) {
     const double mpi_us = time_mpi_allreduce(o, *mpi, 8);
     j["mpi_us"] = mpi_us;

@@ -140,9 +140,9 @@ void allreduce(Transport& t, const PieceList& buf, ReduceOp op, const Collective
     if (buf.bytes() <= opts.small_bytes) {
       allreduce_doubling(t, buf, op);
     } else {
-      const Blocks blocks = even_blocks(buf.count(), t.size());
-      ring_reduce_scatter(t, buf, blocks, op);
-      ring_allgather(t, buf, blocks);
+      const BlockPieces blocks(buf, even_blocks(buf.count(), t.size()));
+      ring_reduce_scatter(t, blocks, op);
+      ring_allgather(t, blocks);
     }
   }
   if (op == ReduceOp::kAverage) {
@@ -166,7 +166,7 @@ void broadcast(Transport& t, BufferView buf, int root, const CollectiveOptions& 
   // sends each byte once instead of log2(n) times, and only to its tree peers.
   const Blocks blocks = even_blocks(buf.count, n);
   scatter_tree(t, buf, blocks, root);
-  ring_allgather(t, PieceList(buf), blocks);
+  ring_allgather(t, BlockPieces(PieceList(buf), blocks));
 }
 
 void allgatherv(Transport& t, const BufferView& mine, BufferView out,
@@ -181,7 +181,7 @@ void allgatherv(Transport& t, const BufferView& mine, BufferView out,
   const Blocks blocks = blocks_of(counts);
   void* slot = out.slice(blocks.offset[r], 0).data;
   if (slot != mine.data && mine.count > 0) std::memcpy(slot, mine.data, mine.bytes());
-  ring_allgather(t, PieceList(out), blocks);
+  ring_allgather(t, BlockPieces(PieceList(out), blocks));
 }
 
 void reducescatter(Transport& t, const BufferView& in, BufferView out,

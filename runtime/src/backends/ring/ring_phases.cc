@@ -38,18 +38,52 @@ Blocks blocks_of(const std::vector<size_t>& counts) {
   return b;
 }
 
-void ring_reduce_scatter(Transport& t, const PieceList& buf, const Blocks& blocks, ReduceOp op) {
+BlockPieces::BlockPieces(const PieceList& list, const Blocks& blocks) : dtype_(list.dtype()) {
+  const size_t n = blocks.count.size();
+  const size_t es = dtype_size(dtype_);
+  const PieceSpan all = list.all();  // no empty pieces
+  // A cut inside a piece adds one: at most one per block boundary. Written in place through
+  // `out`, then trimmed (as PieceList's constructor, for the same reason).
+  pieces_.resize(all.size + n);
+  Piece* out = pieces_.data();
+  first_.reserve(n + 1);
+  size_t i = 0;       // the piece at the cut
+  size_t within = 0;  // bytes of it before the cut
+  size_t next = 0;    // element offset where block b must start
+  for (size_t b = 0; b < n; ++b) {
+    HVD_CHECK(blocks.offset[b] == next && blocks.count[b] <= list.count() - next, "block ", b,
+              " at ", blocks.offset[b], " of ", blocks.count[b], " elements after ", next, " of ",
+              list.count());
+    first_.push_back(static_cast<size_t>(out - pieces_.data()));
+    for (size_t left = blocks.count[b] * es; left > 0;) {
+      const Piece& p = all.first[i];
+      const size_t len = std::min(p.bytes - within, left);
+      out->data = p.data + within;
+      out->bytes = len;
+      ++out;
+      left -= len;
+      within += len;
+      if (within == p.bytes) {
+        ++i;
+        within = 0;
+      }
+    }
+    next += blocks.count[b];
+  }
+  HVD_CHECK(next == list.count(), n, " blocks cover ", next, " of ", list.count(), " elements");
+  pieces_.resize(static_cast<size_t>(out - pieces_.data()));
+  first_.push_back(pieces_.size());
+}
+
+void ring_reduce_scatter(Transport& t, const BlockPieces& buf, ReduceOp op) {
   const int n = t.size();
   const int r = t.rank();
-  std::vector<Piece> send, recv;  // reused by every step
+  HVD_CHECK(buf.blocks() == static_cast<size_t>(n), buf.blocks(), " blocks for ", n, " ranks");
   // Step s: send block r-s-1 (holding s+1 contributions) to r+1; receive block r-s-2 from
   // r-1 and fold it in. After n-1 steps block r holds all n contributions.
   for (int s = 0; s + 1 < n; ++s) {
-    const size_t out = behind(r, s + 1, n);
-    const size_t in = behind(r, s + 2, n);
-    t.send_recv_reduce((r + 1) % n, buf.slice(blocks.offset[out], blocks.count[out], send),
-                       (r + n - 1) % n, buf.slice(blocks.offset[in], blocks.count[in], recv),
-                       buf.dtype(), op);
+    t.send_recv_reduce((r + 1) % n, buf.block(behind(r, s + 1, n)), (r + n - 1) % n,
+                       buf.block(behind(r, s + 2, n)), buf.dtype(), op);
   }
 }
 
@@ -85,16 +119,14 @@ void ring_reduce_scatter_to(Transport& t, const BufferView& in, BufferView out,
   }
 }
 
-void ring_allgather(Transport& t, const PieceList& buf, const Blocks& blocks) {
+void ring_allgather(Transport& t, const BlockPieces& buf) {
   const int n = t.size();
   const int r = t.rank();
-  std::vector<Piece> send, recv;  // reused by every step
+  HVD_CHECK(buf.blocks() == static_cast<size_t>(n), buf.blocks(), " blocks for ", n, " ranks");
   // Step s: forward block r-s (received in step s-1, or our own) to r+1; receive r-s-1.
   for (int s = 0; s + 1 < n; ++s) {
-    const size_t out = behind(r, s, n);
-    const size_t in = behind(r, s + 1, n);
-    t.send_recv((r + 1) % n, buf.slice(blocks.offset[out], blocks.count[out], send),
-                (r + n - 1) % n, buf.slice(blocks.offset[in], blocks.count[in], recv));
+    t.send_recv((r + 1) % n, buf.block(behind(r, s, n)), (r + n - 1) % n,
+                buf.block(behind(r, s + 1, n)));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <utility>
 
+#include "backends/ring/gather_copy.h"
 #include "backends/ring/setup_timeout.h"
 #include "common/env.h"
 #include "common/reduce_kernels.h"
@@ -32,6 +34,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kAlign = 64;  // message starts and piece sizes; a multiple of every dtype
+constexpr size_t kDataTypes = static_cast<size_t>(DataType::kInt16) + 1;
 // Automatic channel size: the largest power of two from kMinAutoChannel to kMaxAutoChannel
 // whose `size` channels fit kAutoSegmentBudget (1 MiB up to 8 ranks). Measured on 2 ranks:
 // 1 MiB rings with 128 KiB pieces move about twice as much as 256 KiB rings.
@@ -88,9 +91,11 @@ struct ShmTransport::Peer {
   ShmChannel* out = nullptr;        // this rank -> peer, in the peer's segment
   char* out_ring = nullptr;
   uint64_t out_head = 0;     // bytes written to `out` (this rank is its only writer)
+  GatherChooser gather;      // how chunks of many runs are copied into `out`
   ShmChannel* in = nullptr;  // peer -> this rank, in this rank's segment
   const char* in_ring = nullptr;
   uint64_t in_tail = 0;  // bytes consumed from `in` (this rank is its only reader)
+  std::array<ScatterChooser, 1 + kDataTypes> scatter;  // out of `in`: copies, reductions by dtype
   int64_t pid = 0;
   bool check_pid = false;  // same pid namespace: kill(pid, 0) tells if it lives
 
@@ -218,10 +223,18 @@ bool ShmTransport::push(Transfer& t) {
   if (n == 0) return false;
   Peer& p = peers_[static_cast<size_t>(t.to)];
   char* at = p.out_ring + (static_cast<size_t>(p.out_head) & (options_.channel_bytes - 1));
-  t.sbuf.take(n, [&](const char* data, size_t len) {
-    std::memcpy(at, data, len);
-    at += len;
-  });
+  const std::pair<char*, size_t> run = t.sbuf.run(n);
+  if (run.second == n) {  // one run (a contiguous buffer, or inside one piece): one memcpy
+    std::memcpy(at, run.first, n);
+    t.sbuf.skip(n);
+  } else {
+    // Many runs (gather_copy.h): memcpy or streaming stores, as this channel measured faster.
+    const GatherMethod method = p.gather.pick();
+    const auto start = Clock::now();
+    gather_into(at, t.sbuf, n, method);
+    if (method == GatherMethod::kStream) stream_fence();  // before head publishes the bytes
+    p.gather.record(method, n, Clock::now() - start);
+  }
   p.out_head += n;
   p.out->head.value.store(p.out_head, std::memory_order_release);
   ring_doorbell(p.seg->header().bell);
@@ -236,20 +249,38 @@ bool ShmTransport::pull(Transfer& t) {
   const size_t n = std::min({pull_avail(t.from), t.rbytes - t.got, cap - off, step_});
   if (n == 0) return false;
   const char* at = p.in_ring + off;
-  if (t.reduce) {
-    // The caller's pieces (pieces.h) hold whole elements, and what the ring publishes comes in
-    // multiples of kAlign: a run where the two meet still holds whole elements.
-    const size_t elem = dtype_size(t.dtype);
-    t.rbuf.take(n, [&](char* data, size_t len) {
-      HVD_CHECK(len % elem == 0, "run of ", len, " bytes splits a ", elem, "-byte element");
-      reduce_into(data, at, len / elem, t.dtype, t.op);
-      at += len;
-    });
+  // The caller's pieces (pieces.h) hold whole elements, and what the ring publishes comes in
+  // multiples of kAlign: a run where the two meet still holds whole elements.
+  const size_t elem = dtype_size(t.dtype);
+  const std::pair<char*, size_t> run = t.rbuf.run(n);
+  if (run.second == n) {  // one run (a contiguous buffer, or inside one piece): one call
+    if (t.reduce) {
+      reduce_into(run.first, at, n / elem, t.dtype, t.op);
+    } else {
+      std::memcpy(run.first, at, n);
+    }
+    t.rbuf.skip(n);
   } else {
-    t.rbuf.take(n, [&](char* data, size_t len) {
-      std::memcpy(data, at, len);
-      at += len;
-    });
+    // Many runs (gather_copy.h): prefetching the ring or not, as this channel measured faster.
+    ScatterChooser& chooser = p.scatter[t.reduce ? 1 + static_cast<size_t>(t.dtype) : 0];
+    const ScatterMethod method = chooser.pick();
+    RingPrefetch prefetch(at, n, method == ScatterMethod::kPrefetch);
+    const auto start = Clock::now();
+    if (t.reduce) {
+      t.rbuf.take(n, [&](char* data, size_t len) {
+        HVD_CHECK(len % elem == 0, "run of ", len, " bytes splits a ", elem, "-byte element");
+        prefetch.past(at + len);
+        reduce_into(data, at, len / elem, t.dtype, t.op);
+        at += len;
+      });
+    } else {
+      t.rbuf.take(n, [&](char* data, size_t len) {
+        prefetch.past(at + len);
+        std::memcpy(data, at, len);
+        at += len;
+      });
+    }
+    chooser.record(method, n, Clock::now() - start);
   }
   p.in_tail += n;
   p.in->tail.value.store(p.in_tail, std::memory_order_release);

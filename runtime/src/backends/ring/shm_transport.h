@@ -13,7 +13,8 @@
 // Data: a send copies into the receiver's ring in pieces and publishes each piece; the
 // receiver copies out (or, in send_recv_reduce, reduces straight from the ring into its
 // buffer, saving a copy). Both copies gather or scatter across the caller's pieces (pieces.h)
-// as they go, so a fused message costs no copy more than a contiguous one. Both directions of
+// as they go, so a fused message costs no copy more than a contiguous one (a chunk gathered
+// from many pieces is copied as gather_copy.h measures best). Both directions of
 // send_recv progress in one loop. Every message starts 64-byte aligned in the stream and
 // pieces are multiples of 64 bytes, so a piece never splits an element. Waiting spins
 // briefly, then yields, then sleeps on a futex doorbell.

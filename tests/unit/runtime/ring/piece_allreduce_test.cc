@@ -2,13 +2,16 @@
 // The fused allreduce over pieces (piece_list.h): tensors reduced where they lie, as one
 // buffer of their concatenation, over both real transports, 1 to 8 rank threads, every dtype
 // and op, both algorithms. Each tensor is its own allocation of exactly its size, so a chunk
-// or block boundary that splits a piece and then writes past it is an ASan report.
+// or block boundary that splits a piece and then writes past it is an ASan report; or the
+// tensors are carved out of one allocation, where adjacent ones merge into one piece and the
+// gaps left between some of them must stay untouched.
 #include <doctest/doctest.h>
 
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/ring/collectives.h"
@@ -31,23 +34,48 @@ namespace {
 ring::CollectiveOptions doubling() { return {std::numeric_limits<size_t>::max()}; }
 ring::CollectiveOptions ring_only() { return {0}; }
 
-// The standard input of `total` elements, cut into separate tensors of `sizes` elements.
+// Where the tensors of a fused response lie: each in its own allocation, or carved out of one
+// buffer in order (a framework's gradient bucket), where the pieces merge into runs (a gap of
+// one element after every third tensor keeps some apart).
+enum class Layout { kSeparate, kCarved };
+
+constexpr unsigned char kGapByte = 0x5A;
+
+// The standard input of `total` elements, cut into tensors of `sizes` elements.
 struct Tensors {
   std::vector<std::unique_ptr<char[]>> memory;
   std::vector<BufferView> views;
+  std::vector<std::pair<const char*, size_t>> gaps;  // kCarved: bytes no tensor owns
 
-  Tensors(DataType dt, ReduceOp op, int rank, const std::vector<size_t>& sizes) {
+  Tensors(DataType dt, ReduceOp op, int rank, const std::vector<size_t>& sizes,
+          Layout layout = Layout::kSeparate) {
     size_t total = 0;
     for (const size_t s : sizes) total += s;
     const std::vector<char> whole = test::make_input(dt, op, rank, total);
     const size_t es = hvd::dtype_size(dt);
+    if (layout == Layout::kCarved) {
+      // One allocation of exactly the tensors and gaps, so a run written past its end is an
+      // ASan report.
+      memory.emplace_back(new char[(total + sizes.size() / 3) * es]);
+    }
+    char* next = layout == Layout::kCarved ? memory.front().get() : nullptr;
     size_t at = 0;
-    for (const size_t s : sizes) {
-      // new char[0] is a valid, distinct allocation: an empty tensor still has an address.
-      memory.emplace_back(new char[s * es]);
-      if (s > 0) std::memcpy(memory.back().get(), whole.data() + at * es, s * es);
-      views.push_back(BufferView{memory.back().get(), s, dt, {}});
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const size_t s = sizes[i];
+      if (layout == Layout::kSeparate) {
+        // new char[0] is a valid, distinct allocation: an empty tensor still has an address.
+        memory.emplace_back(new char[s * es]);
+        next = memory.back().get();
+      }
+      if (s > 0) std::memcpy(next, whole.data() + at * es, s * es);
+      views.push_back(BufferView{next, s, dt, {}});
       at += s;
+      next += s * es;
+      if (layout == Layout::kCarved && i % 3 == 2) {
+        std::memset(next, kGapByte, es);
+        gaps.emplace_back(next, es);
+        next += es;
+      }
     }
   }
 
@@ -59,20 +87,32 @@ struct Tensors {
     }
     return out;
   }
+
+  bool gaps_untouched() const {
+    for (const auto& [at, n] : gaps) {
+      for (size_t i = 0; i < n; ++i) {
+        if (static_cast<unsigned char>(at[i]) != kGapByte) return false;
+      }
+    }
+    return true;
+  }
 };
 
 // One fused allreduce of tensors of `sizes`; "" when every element matches the reference.
 std::string fused_once(ring::Transport& t, DataType dt, ReduceOp op,
-                       const std::vector<size_t>& sizes, const ring::CollectiveOptions& opts) {
-  Tensors in(dt, op, t.rank(), sizes);
+                       const std::vector<size_t>& sizes, const ring::CollectiveOptions& opts,
+                       Layout layout = Layout::kSeparate) {
+  Tensors in(dt, op, t.rank(), sizes, layout);
   ring::allreduce(t, ring::PieceList(in.views), op, opts);
   const std::vector<char> got = in.joined();
-  const std::string bad =
+  std::string bad =
       test::first_mismatch(dt, got.data(), got.size() / hvd::dtype_size(dt),
                            [&](size_t i) { return test::expected_value(dt, op, t.size(), i); });
+  if (bad.empty() && !in.gaps_untouched()) bad = "a gap between tensors was written";
   if (bad.empty()) return bad;
   return str_cat("rank ", t.rank(), " of ", t.size(), ", ", op_name(op), ", ", sizes.size(),
-                 " tensors, small_bytes ", opts.small_bytes, ": ", bad);
+                 layout == Layout::kCarved ? " tensors of one buffer" : " tensors",
+                 ", small_bytes ", opts.small_bytes, ": ", bad);
 }
 
 // Odd sizes, empty tensors first, in the middle and last, and one tensor larger than a block
@@ -87,6 +127,8 @@ void every_dtype_and_op(TransportKind kind) {
           CHECK(fused_once(t, dt, op, kOddSizes, ring::CollectiveOptions{}) == "");
           CHECK(fused_once(t, dt, op, kOddSizes, doubling()) == "");
           CHECK(fused_once(t, dt, op, kOddSizes, ring_only()) == "");
+          CHECK(fused_once(t, dt, op, kOddSizes, doubling(), Layout::kCarved) == "");
+          CHECK(fused_once(t, dt, op, kOddSizes, ring_only(), Layout::kCarved) == "");
           // Fewer elements than ranks, and nothing at all.
           CHECK(fused_once(t, dt, op, {0, 1, 0}, ring_only()) == "");
           CHECK(fused_once(t, dt, op, {0, 0}, ring_only()) == "");
@@ -109,72 +151,14 @@ void larger_than_a_chunk(TransportKind kind) {
       CHECK(fused_once(t, DataType::kFloat16, ReduceOp::kAverage, sizes, {}) == "");
       std::vector<size_t> many(300, 1021);  // 300 x ~4 KiB, as the fusion benchmark
       CHECK(fused_once(t, DataType::kFloat32, ReduceOp::kSum, many, {}) == "");
+      // Merged runs of three tensors, larger than a chunk, cut by blocks and chunks.
+      CHECK(fused_once(t, DataType::kFloat32, ReduceOp::kSum, sizes, {}, Layout::kCarved) == "");
+      CHECK(fused_once(t, DataType::kInt8, ReduceOp::kMin, many, {}, Layout::kCarved) == "");
     });
   }
 }
 
 }  // namespace
-
-TEST_CASE("piece list: slices address the concatenation by element") {
-  std::vector<int32_t> a(3), b(5);
-  int32_t empty = 0;
-  const std::vector<BufferView> views = {{&empty, 0, DataType::kInt32, {}},
-                                         {a.data(), a.size(), DataType::kInt32, {}},
-                                         {&empty, 0, DataType::kInt32, {}},
-                                         {b.data(), b.size(), DataType::kInt32, {}}};
-  const ring::PieceList list(views);
-  CHECK(list.count() == 8);
-  CHECK(list.bytes() == 32);
-  CHECK(list.all().size == 2);  // the empty tensors give no piece
-  std::vector<ring::Piece> out;
-  SUBCASE("within one tensor") {
-    const ring::PieceSpan s = list.slice(4, 3, out);
-    REQUIRE(s.size == 1);
-    CHECK(s.first[0].data == reinterpret_cast<char*>(b.data() + 1));
-    CHECK(s.first[0].bytes == 12);
-  }
-  SUBCASE("across a boundary") {
-    const ring::PieceSpan s = list.slice(2, 4, out);
-    REQUIRE(s.size == 2);
-    CHECK(s.first[0].data == reinterpret_cast<char*>(a.data() + 2));
-    CHECK(s.first[0].bytes == 4);
-    CHECK(s.first[1].data == reinterpret_cast<char*>(b.data()));
-    CHECK(s.first[1].bytes == 12);
-    CHECK(s.bytes() == 16);
-  }
-  SUBCASE("exactly one tensor, and the end") {
-    CHECK(list.slice(3, 5, out).size == 1);
-    CHECK(list.slice(8, 0, out).size == 0);
-    CHECK(list.slice(0, 8, out).bytes() == 32);
-  }
-  SUBCASE("past the end is a bug") { CHECK_THROWS(list.slice(6, 3, out)); }
-}
-
-TEST_CASE("piece list: one contiguous buffer is one piece, an empty one none") {
-  std::vector<int16_t> a(6);
-  const ring::PieceList list(BufferView{a.data(), a.size(), DataType::kInt16, {}});
-  CHECK(list.count() == 6);
-  REQUIRE(list.all().size == 1);
-  CHECK(list.all().first[0].bytes == 12);
-  std::vector<ring::Piece> out;
-  const ring::PieceSpan s = list.slice(2, 3, out);
-  REQUIRE(s.size == 1);
-  CHECK(s.first[0].data == reinterpret_cast<char*>(a.data() + 2));
-  CHECK(s.first[0].bytes == 6);
-  CHECK_THROWS(list.slice(4, 3, out));
-  CHECK(ring::PieceList(BufferView{a.data(), 0, DataType::kInt16, {}}).all().size == 0);
-}
-
-TEST_CASE("piece cursor: takes runs across pieces and skips empty ones") {
-  char x[3] = {'a', 'b', 'c'}, y[2] = {'d', 'e'};
-  const ring::Piece pieces[] = {{x, 0}, {x, 3}, {y, 0}, {y, 2}, {x, 0}};
-  ring::PieceCursor c(ring::PieceSpan{pieces, 5});
-  std::string seen;
-  c.take(2, [&](char* p, size_t n) { seen += std::string(p, n) + "|"; });
-  c.take(3, [&](char* p, size_t n) { seen += std::string(p, n) + "|"; });
-  CHECK(seen == "ab|c|de|");
-  CHECK(c.run(10).second == 0);
-}
 
 TEST_CASE("fused ring allreduce over pieces: every dtype and op over shm, 1 to 8 ranks") {
   every_dtype_and_op(TransportKind::kShm);
