@@ -112,7 +112,9 @@ struct ShmTransport::Transfer {
   bool reduce;
   DataType dtype;
   ReduceOp op;
-  Clock::time_point deadline;
+  // Set when the transfer first has to wait (ShmTransport::wait()): a transfer whose peer is
+  // ready reads no clock at all (a small allreduce is a few hundred ns; a clock read is ~20).
+  Clock::time_point deadline{};
   size_t sent = 0;
   size_t got = 0;
   bool sending() const { return sent < sbytes; }
@@ -321,14 +323,20 @@ void ShmTransport::wait(Transfer& t) {
     return (t.sending() && push_room(t.to, t.sbytes - t.sent) > 0) ||
            (t.receiving() && pull_avail(t.from) > 0);
   };
-  const auto start = Clock::now();
-  // With more ranks than cores the peer is likely waiting for this core: do not spin.
+  // With more ranks than cores the peer is likely waiting for this core: do not spin. The
+  // clock is first read after 64 polls: most waits of a small collective end before that.
   const auto spin_for = oversubscribed_ ? Clock::duration::zero() : Clock::duration(kSpinFor);
+  Clock::time_point start{};
   for (unsigned i = 1; !oversubscribed_; ++i) {
     if (ready()) return;
     cpu_relax();
-    if (i % 64 == 0 && Clock::now() - start > spin_for) break;
+    if (i % 64 != 0) continue;
+    const auto now = Clock::now();
+    if (i == 64) start = now;
+    if (now - start > spin_for) break;
   }
+  if (start == Clock::time_point{}) start = Clock::now();
+  if (t.deadline == Clock::time_point{}) t.deadline = start + options_.timeout;
   while (Clock::now() - start < spin_for + kYieldFor) {
     sched_yield();
     if (ready()) return;
@@ -379,8 +387,7 @@ void ShmTransport::send_recv(int to, PieceSpan send, int from, PieceSpan recv) {
              recv.bytes(),
              false,
              DataType::kUInt8,
-             ReduceOp::kSum,
-             Clock::now() + options_.timeout};
+             ReduceOp::kSum};
   exchange(t);
 }
 
@@ -394,8 +401,7 @@ void ShmTransport::send_recv_reduce(int to, PieceSpan send, int from, PieceSpan 
              acc.bytes(),
              true,
              dtype,
-             op,
-             Clock::now() + options_.timeout};
+             op};
   exchange(t);
 }
 
