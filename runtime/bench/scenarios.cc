@@ -53,6 +53,25 @@ struct Tensors {
   }
 };
 
+// A training step's shape: every tensor of `t` enqueued, then each waited on.
+RunOnce each_then_wait(Tensors& t, const char* what) {
+  return [&t, what] {
+    std::vector<Handle> handles;
+    for (size_t i = 0; i < t.names.size(); ++i) {
+      handles.push_back(hvd::allreduce_async(t.names[i], t.views[i], t.views[i], ReduceOp::kSum));
+    }
+    for (const Handle& h : handles) throw_if_failed(h.wait(), what);
+  };
+}
+
+// The one tensor of `t`, allreduced and waited on.
+RunOnce one_tensor(Tensors& t, const char* what) {
+  return [&t, what] {
+    throw_if_failed(
+        hvd::allreduce_async(t.names[0], t.views[0], t.views[0], ReduceOp::kSum).wait(), what);
+  };
+}
+
 double time_mpi_allreduce(const Options& o, Impl& mpi, size_t bytes) {
   Buffers b;
   b.dtype = DataType::kFloat32;
@@ -66,14 +85,7 @@ double time_mpi_allreduce(const Options& o, Impl& mpi, size_t bytes) {
 
 nlohmann::json run_fusion(const Options& o, Impl& runtime, Impl* mpi, std::ostream* out) {
   Tensors each("fusion/", o.fusion_tensors, o.fusion_bytes, o.fusion_contiguous);
-  const RunOnce step = [&each] {
-    std::vector<Handle> handles;
-    for (size_t i = 0; i < each.names.size(); ++i) {
-      handles.push_back(
-          hvd::allreduce_async(each.names[i], each.views[i], each.views[i], ReduceOp::kSum));
-    }
-    for (const Handle& h : handles) throw_if_failed(h.wait(), "fusion step");
-  };
+  const RunOnce step = each_then_wait(each, "fusion step");
   Tensors grouped("fusion-group/", o.fusion_tensors, o.fusion_bytes, o.fusion_contiguous);
   const RunOnce grouped_step = [&grouped] {
     for (const Handle& h : hvd::grouped_allreduce_async(grouped.names, grouped.views, grouped.views,
@@ -85,31 +97,14 @@ nlohmann::json run_fusion(const Options& o, Impl& runtime, Impl* mpi, std::ostre
       o.fusion_bytes / sizeof(float) * sizeof(float) * static_cast<size_t>(o.fusion_tensors);
   // The floor fusion aims at: the same bytes as one tensor, so one allreduce with no packing.
   Tensors single("fusion-single/", 1, total);
-  const RunOnce single_step = [&single] {
-    throw_if_failed(
-        hvd::allreduce_async(single.names[0], single.views[0], single.views[0], ReduceOp::kSum)
-            .wait(),
-        "single-tensor step");
-  };
+  const RunOnce single_step = one_tensor(single, "single-tensor step");
   // Where the step's time over one tensor goes: the same step with 4-byte tensors against one
   // tensor of their bytes costs the per-tensor work alone (enqueue, cycle, completion); what
   // the full step has on top of that and of one big tensor is the cost of its pieces.
   Tensors tiny("fusion-tiny/", o.fusion_tensors, sizeof(float));
-  const RunOnce tiny_step = [&tiny] {
-    std::vector<Handle> handles;
-    for (size_t i = 0; i < tiny.names.size(); ++i) {
-      handles.push_back(
-          hvd::allreduce_async(tiny.names[i], tiny.views[i], tiny.views[i], ReduceOp::kSum));
-    }
-    for (const Handle& h : handles) throw_if_failed(h.wait(), "tiny fusion step");
-  };
+  const RunOnce tiny_step = each_then_wait(tiny, "tiny fusion step");
   Tensors tiny_single("fusion-tiny-single/", 1, sizeof(float) * o.fusion_tensors);
-  const RunOnce tiny_single_step = [&tiny_single] {
-    throw_if_failed(hvd::allreduce_async(tiny_single.names[0], tiny_single.views[0],
-                                         tiny_single.views[0], ReduceOp::kSum)
-                        .wait(),
-                    "tiny single-tensor step");
-  };
+  const RunOnce tiny_single_step = one_tensor(tiny_single, "tiny single-tensor step");
   nlohmann::json j = {{"tensors", o.fusion_tensors},
                       {"tensor_bytes", o.fusion_bytes},
                       {"layout", o.fusion_contiguous ? "contiguous" : "separate"},
@@ -146,11 +141,7 @@ nlohmann::json run_fusion(const Options& o, Impl& runtime, Impl* mpi, std::ostre
 
 nlohmann::json run_cache(const Options& o, Impl& runtime, Impl* mpi, std::ostream* out) {
   Tensors one("cache/", 1, 8);
-  const RunOnce op = [&one] {
-    throw_if_failed(
-        hvd::allreduce_async(one.names[0], one.views[0], one.views[0], ReduceOp::kSum).wait(),
-        "cache scenario");
-  };
+  const RunOnce op = one_tensor(one, "cache scenario");
   // The same, but polled instead of waited on: the background loop runs every cycle and hands
   // the result back, the path a wait() took before callers ran cycles themselves (issue 14).
   const RunOnce polled = [&one] {

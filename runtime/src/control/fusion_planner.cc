@@ -17,23 +17,14 @@ bool compatible(const Response& a, const Response& b) {
          a.postscale == b.postscale;
 }
 
-// `out` becomes `head` with no tensors yet; its vectors keep their memory. Every field but
-// names and counts, which the caller fills tensor by tensor.
+// `out` becomes `head` with no tensors yet: every field assigned, so that one added to
+// Response is never left out; only its name strings are kept, to be assigned over.
 void start_fused(Response& out, const Response& head) {
-  out.kind = head.kind;
-  out.type = head.type;
-  out.dtype = head.dtype;
-  out.op = head.op;
-  out.root = head.root;
-  out.device = head.device;
-  out.prescale = head.prescale;
-  out.postscale = head.postscale;
-  out.first_dims = head.first_dims;
+  std::vector<std::string> names;
+  names.swap(out.names);
+  out = head;
+  out.names.swap(names);
   out.counts.clear();
-  out.group = head.group;
-  out.error = head.error;
-  out.with_joined = head.with_joined;
-  out.last_joined_rank = head.last_joined_rank;
 }
 
 // Appends r's tensors at out.names[used...]: a name string already there is assigned over,
