@@ -619,6 +619,48 @@ def check_optimizer(r, n):
           'step() after synchronize() without skip_synchronize warns')
 
 
+def check_sparse(r, n):
+    """sparse_allreduce_async (Horovod's, for nn.Embedding(sparse=True) gradients) and the
+    DistributedOptimizer's sparse path, against dense arithmetic."""
+    rows = n + 2
+    dense = lambda k: torch.zeros(rows, 3).index_fill_(0, torch.tensor([k, k + 2]), k + 1.0)
+    # Rank 0 has no entries at all (nnz 0), the others two rows each, overlapping with rank k+2.
+    local = (dense(r) if r > 0 else torch.zeros(rows, 3)).to_sparse()
+    total = sum(dense(k) for k in range(1, n)) if n > 1 else torch.zeros(rows, 3)
+    for op, want in ((hvd.Sum, total), (hvd.Average, total / n)):
+        got = hvd.sparse_allreduce_async(local, 'sparse.%d' % op, op)()
+        check(got.is_sparse, 'sparse_allreduce gives a sparse tensor (op %d)' % op)
+        same(got.to_dense(), want, 'sparse_allreduce op %d' % op, 1e-6)
+    raises(NotImplementedError, lambda: hvd.sparse_allreduce_async(local, 'sparse.min', hvd.Min),
+           'sparse_allreduce with Min')
+    raises(ValueError, lambda: hvd.sparse_allreduce_async(torch.ones(2), 'sparse.dense', hvd.Sum),
+           'sparse_allreduce of a dense tensor')
+    # An embedding with sparse gradients, trained on rank-dependent rows, against one process
+    # that averages all ranks' losses, and against sparse_as_dense.
+    lookups = lambda k: torch.tensor([k, (k + 1) % rows, k])
+    results = []
+    for sparse_as_dense in (False, True):
+        torch.manual_seed(5)
+        emb = torch.nn.Embedding(rows, 2, sparse=True)
+        opt = hvd.DistributedOptimizer(torch.optim.SGD(emb.parameters(), lr=0.1),
+                                       named_parameters=emb.named_parameters(),
+                                       sparse_as_dense=sparse_as_dense)
+        for _ in range(3):
+            opt.zero_grad()
+            emb(lookups(r)).pow(2).sum().backward()
+            opt.step()
+        results.append(emb.weight.detach().clone())
+    torch.manual_seed(5)
+    ref = torch.nn.Embedding(rows, 2, sparse=True)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
+    for _ in range(3):
+        ref_opt.zero_grad()
+        (sum(ref(lookups(k)).pow(2).sum() for k in range(n)) / n).backward()
+        ref_opt.step()
+    same(results[0], ref.weight.detach(), 'DistributedOptimizer with sparse gradients', 1e-6)
+    same(results[0], results[1], 'sparse gradients: the same as sparse_as_dense', 1e-6)
+
+
 def check_join(r, n):
     """hvd.join(): rank r has data for r + 2 steps; ranks that ran out join, the others go on
     with zeros from them (an average still divides by n), and the last rank to join is n - 1.
@@ -712,7 +754,7 @@ def main():
     for part in (check_queries, check_allreduce, check_grouped_allreduce, check_allgather,
                  check_broadcast, check_alltoall, check_reducescatter, check_gradients,
                  check_errors, check_process_sets, check_timeline, check_helpers,
-                 check_optimizer, check_join, check_cuda):
+                 check_optimizer, check_sparse, check_join, check_cuda):
         part(r, n)
     check_reinit()
     hvd.shutdown()

@@ -12,6 +12,7 @@ from .basics import (Adasum, Average, Max, Min, Product, Sum, ccl_built, cross_r
                      is_initialized, local_rank, local_size, mpi_built, mpi_enabled,
                      mpi_threads_supported, nccl_built, rank, rocm_built, shutdown, size,
                      start_timeline, stop_timeline)
+from . import elastic
 from .checkpoint_notice import checkpoint_requested
 from .compression import Compression
 from .exceptions import HorovodInternalError, HostsUpdatedInterrupt
@@ -26,4 +27,5 @@ from .mpi_ops import (allgather, allgather_async, allreduce, allreduce_, allredu
                       reducescatter_async, synchronize)
 from .optimizer import DistributedOptimizer
 from .process_sets import ProcessSet, add_process_set, global_process_set, remove_process_set
+from .sparse import sparse_allreduce_async
 from .sync_batch_norm import SyncBatchNorm

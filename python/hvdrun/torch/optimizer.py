@@ -12,6 +12,7 @@ from .basics import Adasum, Average
 from .compression import Compression
 from .mpi_ops import allreduce_async_, grouped_allreduce_async_, synchronize
 from .process_sets import global_process_set, process_set_id, set_size
+from .sparse import sparse_allreduce_async
 
 
 class _DistributedOptimizer(torch.optim.Optimizer):
@@ -101,12 +102,17 @@ class _DistributedOptimizer(torch.optim.Optimizer):
             p.grad = p.data.new(p.size()).zero_()
         if p.grad.is_sparse:
             if not self.sparse_as_dense:
-                raise NotImplementedError('hvdrun.torch: sparse gradients are allreduced only with '
-                                          'sparse_as_dense=True')
+                raise NotImplementedError('hvdrun.torch: with groups, sparse gradients are '
+                                          'allreduced only with sparse_as_dense=True')
             p.grad = p.grad.to_dense()
         return p.grad
 
     def _allreduce_grad_async(self, p):
+        if p.grad is not None and p.grad.is_sparse and not self.sparse_as_dense:
+            # Indices and values gathered (no compression, as in Horovod); synchronize() calls
+            # the returned function for the new sparse gradient.
+            return sparse_allreduce_async(p.grad, self._parameter_names.get(p), self.op,
+                                          self.process_set), None
         tensor = self._dense_grad(p)
         compressed, ctx = self._compression.compress(tensor)
         pre, post = self._scale_factors()
@@ -167,6 +173,10 @@ class _DistributedOptimizer(torch.optim.Optimizer):
                     self._handles[p] = self._allreduce_grad_async(p)
         results = {}
         for p, (handle, ctx) in self._handles.items():
+            if callable(handle):  # a sparse gradient: a new tensor with every rank's rows
+                self._allreduce_delay[p] = self.backward_passes_per_step
+                p.grad = handle()
+                continue
             if handle not in results:
                 results[handle] = synchronize(handle)
             output = results[handle]
