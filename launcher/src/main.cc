@@ -42,11 +42,13 @@ int main(int argc, char** argv) {
   // `hvdrun preflight -np 2` too: its options join the run command's.
   std::set<std::string> takes_value = cli::options_taking_value(app);
   takes_value.merge(cli::options_taking_value(*commands.preflight_cmd));
-  std::vector<std::string> args =
-      cli::normalize_horovodrun_args({argv, argv + argc}, takes_value, {"preflight"});
-  std::vector<char*> cargs;
-  for (std::string& a : args) cargs.push_back(a.data());
   try {
+    std::vector<std::string> notes;
+    std::vector<std::string> args =
+        cli::normalize_horovodrun_args({argv, argv + argc}, takes_value, {"preflight"}, &notes);
+    for (const std::string& note : notes) std::cerr << "hvdrun: note: " << note << std::endl;
+    std::vector<char*> cargs;
+    for (std::string& a : args) cargs.push_back(a.data());
     app.parse(static_cast<int>(cargs.size()), cargs.data());
     return cli::dispatch(app, commands, env);
   } catch (const CLI::CallForHelp& e) {

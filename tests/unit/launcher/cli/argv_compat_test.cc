@@ -7,6 +7,7 @@
 
 #include "cli/run_cmd.h"
 #include "config/run_options.h"
+#include "hvd/error.h"
 
 using hvd::launcher::cli::normalize_horovodrun_args;
 using Args = std::vector<std::string>;
@@ -57,4 +58,39 @@ TEST_CASE("argv_compat: a subcommand that takes -np (hvdrun preflight -np 2)") {
   CHECK(normalize_horovodrun_args({"hvdrun", "-np", "2", "preflight", "-np", "3"}, takes_value,
                                   {"preflight"}) ==
         Args{"hvdrun", "--num-proc", "2", "preflight", "-np", "3"});
+}
+
+TEST_CASE("argv_compat: horovodrun options hvdrun lacks are dropped with a note or refused") {
+  const std::set<std::string> takes_value = {"--num-proc", "-n"};
+  Args notes;
+  SUBCASE("those with no effect here go, with their values, and leave a note each") {
+    CHECK(normalize_horovodrun_args({"hvdrun", "--gloo", "-np", "2", "-p", "2222",
+                                     "--ssh-identity-file=k", "prog", "--gloo"},
+                                    takes_value, {}, &notes) ==
+          Args{"hvdrun", "--num-proc", "2", "prog", "--gloo"});
+    REQUIRE(notes.size() == 3);
+    CHECK(notes[0].find("--gloo has no effect") == 0);
+    CHECK(notes[1].find("-p has no effect") == 0);
+    CHECK(notes[2].find("--ssh-identity-file has no effect") == 0);
+  }
+  SUBCASE("those that would change the run stop it, saying what to do instead") {
+    CHECK_THROWS_WITH_AS(
+        normalize_horovodrun_args({"hvdrun", "--start-timeout", "60", "-np", "2", "prog"},
+                                  takes_value),
+        doctest::Contains("HVD_BOOTSTRAP_TIMEOUT"), hvd::UsageError);
+    CHECK_THROWS_WITH_AS(
+        normalize_horovodrun_args({"hvdrun", "--min-np", "2", "prog"}, takes_value),
+        doctest::Contains("fixed set of ranks"), hvd::UsageError);
+    CHECK_THROWS_WITH_AS(normalize_horovodrun_args({"hvdrun", "--autotune", "prog"}, takes_value),
+                         doctest::Contains("--fusion-threshold-mb"), hvd::UsageError);
+  }
+  SUBCASE("one that takes a value but has none") {
+    CHECK_THROWS_WITH_AS(normalize_horovodrun_args({"hvdrun", "-np", "2", "-p"}, takes_value),
+                         doctest::Contains("-p needs a value"), hvd::UsageError);
+  }
+  SUBCASE("after the program they are the program's") {
+    CHECK(normalize_horovodrun_args({"hvdrun", "-np", "2", "--", "prog", "--autotune"},
+                                    takes_value) ==
+          Args{"hvdrun", "--num-proc", "2", "--", "prog", "--autotune"});
+  }
 }
