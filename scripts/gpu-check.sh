@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Builds hvdrun with libhvd's GPU backend (NCCL + CUDA kernels) and checks it on this machine's
 # GPUs: `ctest -L gpu` (gpu_probe under hvdrun, np=1 and np=min(GPUs, 4)), then times a 64 MiB
-# float32 allreduce and a fused step of 100 x 4 KiB tensors on CUDA memory.
+# float32 allreduce and a fused step of 100 x 4 KiB tensors on CUDA memory, and compares
+# libhvd's NCCL path with raw ncclAllReduce from 8 B to 1 GiB on every GPU (hvd-bench-nccl).
 #
 #   scripts/gpu-check.sh [EXTRA CMAKE ARGS...]      build dir: $HVD_BUILD_DIR or build-gpu
 #
@@ -76,8 +77,8 @@ configure_and_build() {
   say "configuring: cmake ${args[*]}"
   cmake "${args[@]}" >"$build_dir/configure.log" 2>&1 ||
     { tail -30 "$build_dir/configure.log" >&2; die "configuration failed (log: $build_dir/configure.log)"; }
-  say "building hvdrun, gpu_probe and runtime_unit"
-  cmake --build "$build_dir" -j "$(nproc)" --target hvdrun gpu_probe runtime_unit ||
+  say "building hvdrun, gpu_probe, hvd-bench-nccl and runtime_unit"
+  cmake --build "$build_dir" -j "$(nproc)" --target hvdrun gpu_probe hvd-bench-nccl runtime_unit ||
     die "the build failed"
 }
 
@@ -100,6 +101,11 @@ run_checks() {
     "${BASH:-bash}" tests/gpu/run_gpu_probe.sh "$bin/hvdrun" "$bin/gpu_probe" "$np" --time |
       grep -E "timing|checks passed|skipped"
   done
+  local gpus
+  gpus=$("$bin/gpu_probe" --device-count)
+  say "libhvd's NCCL path against raw ncclAllReduce on $gpus GPU(s), 8 B to 1 GiB"
+  "$bin/hvdrun" -np "$gpus" -- "$bin/hvd-bench-nccl" | tee "$build_dir/nccl-compare.txt" ||
+    failed=1
   return "$failed"
 }
 

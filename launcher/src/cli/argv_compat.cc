@@ -31,14 +31,14 @@ std::vector<std::string> normalize_horovodrun_args(const std::vector<std::string
     const std::string name = word.substr(0, eq);
     if (const HorovodrunOnlyOption* only = find_horovodrun_only(name)) {
       if (!only->no_effect) {
-        throw UsageError(str_cat(name, " is a horovodrun option that hvdrun does not have: ",
-                                 only->why));
+        throw UsageError(
+            str_cat(name, " is a horovodrun option that hvdrun does not have: ", only->why));
       }
       if (notes != nullptr) notes->push_back(str_cat(name, " has no effect: ", only->why));
       const size_t values = eq == std::string::npos ? static_cast<size_t>(only->values) : 0;
       if (i + values >= out.size()) {
-        throw UsageError(str_cat(name, " needs a value (and has no effect in hvdrun: ",
-                                 only->why, ")"));
+        throw UsageError(
+            str_cat(name, " needs a value (and has no effect in hvdrun: ", only->why, ")"));
       }
       out.erase(out.begin() + static_cast<std::ptrdiff_t>(i),
                 out.begin() + static_cast<std::ptrdiff_t>(i + 1 + values));

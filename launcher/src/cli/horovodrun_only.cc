@@ -18,33 +18,39 @@ constexpr const char* kInterface =
 
 const std::map<std::string, HorovodrunOnlyOption>& table() {
   static const std::map<std::string, HorovodrunOnlyOption> options = {
-      {"--gloo", {0, true, "hvdrun's own TCP/shared-memory transport, Gloo's part, is the default"}},
+      {"--gloo",
+       {0, true, "hvdrun's own TCP/shared-memory transport, Gloo's part, is the default"}},
       {"--disable-cache", {0, true, "hvdrun keeps no cache of host checks"}},
       {"-p", {1, true, kNoSsh}},
       {"--ssh-port", {1, true, kNoSsh}},
       {"-i", {1, true, kNoSsh}},
       {"--ssh-identity-file", {1, true, kNoSsh}},
       {"--log-hide-timestamp", {0, true, "hvdrun's messages carry no timestamp"}},
-      {"--start-timeout", {1, false,
-                           "export HVD_BOOTSTRAP_TIMEOUT=SECONDS instead (how long ranks wait "
-                           "for each other at start; default 120)"}},
+      {"--start-timeout",
+       {1, false,
+        "export HVD_BOOTSTRAP_TIMEOUT=SECONDS instead (how long ranks wait "
+        "for each other at start; default 120)"}},
       {"--gloo-timeout-seconds", {1, false, "export HVD_BOOTSTRAP_TIMEOUT=SECONDS instead"}},
       {"--network-interface", {1, false, kInterface}},
       {"--nics", {1, false, kInterface}},
-      {"--tcp", {0, false,
-                 "hvdrun uses TCP between hosts and shared memory within one; to force TCP "
-                 "everywhere, export HVD_RING_TRANSPORT=tcp"}},
-      {"--mpi-args", {1, false,
-                      "hvdrun writes the mpirun line itself under --mpi (--dry-run shows it); "
-                      "give MPI settings as OMPI_MCA_* variables"}},
+      {"--tcp",
+       {0, false,
+        "hvdrun uses TCP between hosts and shared memory within one; to force TCP "
+        "everywhere, export HVD_RING_TRANSPORT=tcp"}},
+      {"--mpi-args",
+       {1, false,
+        "hvdrun writes the mpirun line itself under --mpi (--dry-run shows it); "
+        "give MPI settings as OMPI_MCA_* variables"}},
       {"--jsm", {0, false, "hvdrun launches on this machine or inside Slurm, not with jsrun"}},
-      {"--mpi-threads-disable", {0, false,
-                                 "libhvd needs MPI_THREAD_MULTIPLE under HVD_BACKEND=mpi; leave "
-                                 "the flag out"}},
+      {"--mpi-threads-disable",
+       {0, false,
+        "libhvd needs MPI_THREAD_MULTIPLE under HVD_BACKEND=mpi; leave "
+        "the flag out"}},
       {"--num-nccl-streams", {1, false, "libhvd runs NCCL on one stream per device; leave it out"}},
       {"--thread-affinity", {1, false, "pin ranks with --bind-to core|numa|none"}},
       {"--binding-args", {1, false, "pin ranks with --bind-to core|numa|none"}},
-      {"--hierarchical-allgather", {0, false, "libhvd has no hierarchical allgather; leave it out"}},
+      {"--hierarchical-allgather",
+       {0, false, "libhvd has no hierarchical allgather; leave it out"}},
       {"--no-hierarchical-allgather", {0, true, "libhvd's allgather is never hierarchical"}},
       {"--autotune", {0, false, kAutotune}},
       {"--autotune-log-file", {1, false, kAutotune}},

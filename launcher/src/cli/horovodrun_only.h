@@ -10,9 +10,9 @@
 namespace hvd::launcher::cli {
 
 struct HorovodrunOnlyOption {
-  int values;           // words it takes after it (0 for a flag)
-  bool no_effect;       // true: dropped with a note; false: refused
-  const char* why;      // the note, or what to do instead
+  int values;       // words it takes after it (0 for a flag)
+  bool no_effect;   // true: dropped with a note; false: refused
+  const char* why;  // the note, or what to do instead
 };
 
 /// The entry for `name` (as typed, e.g. "--gloo" or "-p"), or nullptr for any other word.
