@@ -159,26 +159,31 @@ class KvServer::Loop {
     return nullptr;
   }
 
-  // Closes the oldest unauthenticated connection unless it was accepted in this round (it has
-  // not had a chance to answer). Returns whether one was closed.
-  bool evict_oldest(uint64_t first_id_this_round) {
+  // Closes the oldest unauthenticated connection unless it is younger than the eviction grace
+  // (it may be a rank that has not been scheduled to answer yet): then accepting pauses until
+  // it comes of age. Returns whether one was closed.
+  bool evict_oldest() {
     Connection* oldest = oldest_unauthenticated();
-    if (oldest == nullptr || oldest->id >= first_id_this_round) return false;
+    if (oldest == nullptr) return false;
+    const Clock::time_point of_age = oldest->accepted_at + limits_.eviction_grace;
+    if (Clock::now() < of_age) {
+      accept_paused_until_ = std::max(accept_paused_until_, of_age);
+      return false;
+    }
     ++stats_evicted_;
     drop(*oldest);
     return true;
   }
 
   void accept_clients() {
-    const uint64_t first_id = next_id_;
     for (;;) {
-      if (open_ >= limits_.max_connections && !evict_oldest(first_id)) {
+      if (open_ >= limits_.max_connections && !evict_oldest()) {
         if (unauthenticated_count_ == 0) log_cap_once();
-        accept_paused_until_ = Clock::now() + kAcceptPause;
+        accept_paused_until_ = std::max(accept_paused_until_, Clock::now() + kAcceptPause);
         return;
       }
-      if (unauthenticated_count_ >= limits_.max_unauthenticated && !evict_oldest(first_id)) {
-        return;  // the listening socket stays readable: the next round goes on
+      if (unauthenticated_count_ >= limits_.max_unauthenticated && !evict_oldest()) {
+        return;  // paused until the oldest comes of age (evict_oldest)
       }
       const int fd = accept4(listen_fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {

@@ -35,6 +35,12 @@ struct StoreLimits {
   size_t max_unauthenticated = 1024;
   /// How long a connection may take to prove the secret before it is closed.
   std::chrono::milliseconds auth_timeout{10000};
+  /// How long a connection is safe from eviction after it is accepted: a rank answers the
+  /// challenge within one round trip, but only once it is scheduled, and a flood of strangers'
+  /// connections must not evict it before (with no grace, 4-rank jobs on a loaded 2-core host
+  /// failed 6 times in 8 under a two-thread Python flood). While every unauthenticated slot is
+  /// younger than this, the server stops accepting; the newcomers wait in the backlog.
+  std::chrono::milliseconds eviction_grace{500};
 
   /// Defaults sized for a run of `ranks` ranks: each holds one connection (two during
   /// hand-overs), bounded by this process's RLIMIT_NOFILE soft limit less a reserve.

@@ -65,6 +65,7 @@ struct Conn {
   std::string in;
   size_t want = 0;
   Clock::time_point deadline;
+  Clock::time_point accepted_at;  // incoming only
   std::unique_ptr<auth::Acceptor> acceptor;
   std::unique_ptr<auth::Initiator> initiator;
 };
@@ -85,6 +86,7 @@ class Linker {
 
  private:
   void connect_all();
+  bool room_for_one_more();
   void accept_all();
   Step progress(Conn& c);
   Step advance(Conn& c);
@@ -99,6 +101,7 @@ class Linker {
   Clock::time_point deadline_;
   std::set<int> awaiting_;  // lower peers whose hello has not come yet
   std::list<Conn> conns_;
+  Clock::time_point accept_paused_until_{};  // max_pending reached, every one of them young
   Links links_;
 };
 
@@ -140,8 +143,28 @@ void Linker::connect_all() {
   }
 }
 
+// Makes room for one more arriving connection: drops the oldest that has not said hello yet
+// (one that has is a peer, never dropped) once it is past the grace. False when it is younger:
+// accepting then pauses until it comes of age.
+bool Linker::room_for_one_more() {
+  size_t pending = 0;
+  for (const Conn& c : conns_) pending += c.outgoing ? 0 : 1;
+  if (pending < plan_.max_pending) return true;
+  const auto oldest = std::find_if(conns_.begin(), conns_.end(),
+                                   [](const Conn& c) { return !c.outgoing && c.peer < 0; });
+  if (oldest == conns_.end()) return true;
+  const Clock::time_point of_age = oldest->accepted_at + plan_.eviction_grace;
+  if (Clock::now() < of_age) {
+    accept_paused_until_ = of_age;
+    return false;
+  }
+  conns_.erase(oldest);
+  return true;
+}
+
 void Linker::accept_all() {
   for (;;) {
+    if (!room_for_one_more()) return;
     net::Fd fd(accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
     if (!fd.valid()) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -152,16 +175,9 @@ void Linker::accept_all() {
     }
     const int one = 1;
     setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    size_t pending = 0;
-    for (const Conn& c : conns_) pending += c.outgoing ? 0 : 1;
-    if (pending >= plan_.max_pending) {
-      // The oldest one that has not said hello yet: one that has is a peer, never dropped.
-      const auto oldest = std::find_if(conns_.begin(), conns_.end(),
-                                       [](const Conn& c) { return !c.outgoing && c.peer < 0; });
-      if (oldest != conns_.end()) conns_.erase(oldest);
-    }
     Conn c;
     c.fd = std::move(fd);
+    c.accepted_at = Clock::now();
     c.acceptor = std::make_unique<auth::Acceptor>(secret_, kPurpose);
     c.out = c.acceptor->challenge();
     c.want = auth::kResponseBytes;
@@ -294,9 +310,12 @@ Links Linker::run() {
                                  " before the setup deadline"));
     }
     pfds.clear();
-    // No listener once every lower peer is in: what arrives then is nobody's, and waits.
-    pfds.push_back(pollfd{awaiting_.empty() ? -1 : listener_, POLLIN, 0});
+    // No listener once every lower peer is in: what arrives then is nobody's, and waits. Nor
+    // while accepting pauses: the newcomers wait in the backlog.
+    const bool accepting = !awaiting_.empty() && now >= accept_paused_until_;
+    pfds.push_back(pollfd{accepting ? listener_ : -1, POLLIN, 0});
     Clock::time_point wake = deadline_;
+    if (!accepting && !awaiting_.empty()) wake = std::min(wake, accept_paused_until_);
     for (const Conn& c : conns_) {
       const short events = c.sent < c.out.size() ? POLLOUT : POLLIN;
       pfds.push_back(pollfd{c.fd.get(), events, 0});

@@ -240,3 +240,45 @@ TEST_CASE("ring tcp: a flood of silent connections past the cap does not keep th
   CHECK(links.peers.size() == 1);
   CHECK(links.peers.count(0) == 1);
 }
+
+// Each connection past max_pending used to drop the oldest one still handshaking: a flood of
+// strangers' connections dropped a real lower peer that had not been scheduled to answer yet,
+// and that peer's setup failed. Now the oldest is safe for eviction_grace, and accepting waits.
+TEST_CASE("ring tcp: a flood does not drop a peer that has not answered its challenge yet") {
+  const net::Fd listener = net::listen_tcp("127.0.0.1", 0, 64);
+  const uint16_t port = net::local_port(listener.get());
+  ring::LinkPlan plan;
+  plan.rank = 1;
+  plan.size = 2;
+  plan.mine = ring::Hello{0x48564454, 1, 2, 7};
+  plan.accept_from = {0};
+  plan.max_pending = 4;
+  plan.eviction_grace = test::kLiveness;  // the peer below is slow, however slow the machine is
+  auto linked = std::async(std::launch::async, [&] {
+    return ring::link_peers(listener.get(), plan, test::test_secret(),
+                            std::chrono::steady_clock::now() + test::kLiveness);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + test::kLiveness;
+  // Rank 0: connected and challenged, not yet scheduled to answer.
+  const net::Fd peer = net::connect_tcp("127.0.0.1", port, test::kLiveness);
+  std::string challenge(hvd::auth::kChallengeBytes, '\0');
+  REQUIRE(net::read_exact(peer.get(), challenge.data(), challenge.size(), deadline));
+  std::vector<net::Fd> flood;
+  for (int i = 0; i < 12; ++i) flood.push_back(net::connect_tcp("127.0.0.1", port, test::kLiveness));
+  // Room for rank 1 to take in the flood, as it used to by dropping the oldest: not a bound on
+  // anything, what follows holds however long it takes.
+  std::this_thread::sleep_for(milliseconds(200));
+  hvd::auth::Initiator me(test::test_secret(), "ring");
+  const std::string response = me.respond(challenge);
+  net::write_all(peer.get(), response.data(), response.size());
+  std::string confirm(hvd::auth::kConfirmBytes, '\0');
+  REQUIRE(net::read_exact(peer.get(), confirm.data(), confirm.size(), deadline));
+  CHECK_NOTHROW(me.check_confirmation(confirm));
+  const uint32_t hello[4] = {htonl(0x48564454), htonl(0), htonl(2), htonl(7)};
+  net::write_all(peer.get(), hello, sizeof(hello));
+  uint32_t answer[4] = {};
+  REQUIRE(net::read_exact(peer.get(), answer, sizeof(answer), deadline));
+  CHECK(ntohl(answer[1]) == 1);
+  const ring::Links links = linked.get();
+  CHECK(links.peers.count(0) == 1);
+}
