@@ -37,9 +37,8 @@ struct StoreLimits {
   std::chrono::milliseconds auth_timeout{10000};
   /// How long a connection is safe from eviction after it is accepted: a rank answers the
   /// challenge within one round trip, but only once it is scheduled, and a flood of strangers'
-  /// connections must not evict it before (with no grace, 4-rank jobs on a loaded 2-core host
-  /// failed 6 times in 8 under a two-thread Python flood). While every unauthenticated slot is
-  /// younger than this, the server stops accepting; the newcomers wait in the backlog.
+  /// connections must not evict it before. While every unauthenticated connection is younger,
+  /// a newcomer is closed before its challenge (auth::TurnedAway), and the client connects again.
   std::chrono::milliseconds eviction_grace{500};
 
   /// Defaults sized for a run of `ranks` ranks: each holds one connection (two during
@@ -55,6 +54,7 @@ struct StoreStats {
   size_t authenticated_total = 0;  // connections that ever proved the secret
   size_t rejected = 0;             // closed for a failed proof, a bad first byte or a timeout
   size_t evicted = 0;              // unauthenticated, closed to make room
+  size_t turned_away = 0;          // closed before the challenge: no room, all were young
   size_t stored_bytes = 0;         // keys + values
   size_t peak_stored_bytes = 0;
   size_t buffered_bytes = 0;  // input and output buffers of all connections
