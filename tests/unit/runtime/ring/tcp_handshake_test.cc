@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <doctest/doctest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -292,4 +293,36 @@ TEST_CASE("ring tcp: a flood does not drop a peer that has not answered its chal
   CHECK(ntohl(answer[1]) == 1);
   const ring::Links links = linked.get();
   CHECK(links.peers.count(0) == 1);
+}
+
+// The other side of turning away: a rank whose connection a peer's full listener closed before
+// the challenge connects again (a refused proof comes after the challenge and still fails).
+TEST_CASE("ring tcp: a rank turned away by a peer's full listener connects again") {
+  const net::Fd own = net::listen_tcp("127.0.0.1", 0, 4);  // rank 0 accepts from nobody
+  const net::Fd peer_listener = net::listen_tcp("127.0.0.1", 0, 4);
+  const uint16_t port = net::local_port(peer_listener.get());
+  ring::LinkPlan plan;
+  plan.rank = 0;
+  plan.size = 2;
+  plan.mine = ring::Hello{0x48564454, 0, 2, 7};
+  plan.connect_to = {{1, "127.0.0.1:" + std::to_string(port)}};
+  const auto deadline = std::chrono::steady_clock::now() + test::kLiveness;
+  auto linked = std::async(std::launch::async, [&] {
+    return ring::link_peers(own.get(), plan, test::test_secret(), deadline);
+  });
+  const auto next_connection = [&] {
+    pollfd p{peer_listener.get(), POLLIN, 0};
+    REQUIRE(::poll(&p, 1, static_cast<int>(test::kLiveness.count())) == 1);
+    return net::Fd(::accept4(peer_listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  };
+  next_connection();  // turned away: closed at once, before the challenge
+  const net::Fd again = next_connection();
+  REQUIRE(hvd::auth::prove_as_acceptor(again.get(), test::test_secret(), "ring", deadline));
+  uint32_t hello[4] = {};
+  REQUIRE(net::read_exact(again.get(), hello, sizeof(hello), deadline));
+  CHECK(ntohl(hello[1]) == 0);
+  const uint32_t mine[4] = {htonl(0x48564454), htonl(1), htonl(2), htonl(7)};
+  net::write_all(again.get(), mine, sizeof(mine));
+  const ring::Links links = linked.get();
+  CHECK(links.peers.count(1) == 1);
 }
