@@ -38,8 +38,8 @@ net::Fd open_log(const std::string& path) {
 void check_rank_dir(const std::filesystem::path& dir) {
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0) {
-    throw LaunchError(str_cat("--output-filename: cannot use '", dir.string(),
-                              "': ", std::strerror(errno)));
+    throw LaunchError(
+        str_cat("--output-filename: cannot use '", dir.string(), "': ", std::strerror(errno)));
   }
   if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
     throw LaunchError(str_cat("--output-filename: '", dir.string(),

@@ -181,7 +181,8 @@ class KvServer::Loop {
       // client connects again), so that the backlog keeps moving and a rank's connection is
       // not stuck behind a flood.
       bool turn_away = false;
-      if (open_ >= limits_.max_connections || unauthenticated_count_ >= limits_.max_unauthenticated) {
+      if (open_ >= limits_.max_connections ||
+          unauthenticated_count_ >= limits_.max_unauthenticated) {
         if (!evict_oldest()) {
           if (unauthenticated_count_ == 0) {  // all are proven ranks: wait until one closes
             log_cap_once();

@@ -34,7 +34,7 @@ TEST_CASE("checkpoint notice: the user's own file is a notice, no file is none")
   CHECK(notice_with_file(dir.file("notice")));
 }
 
-TEST_CASE("checkpoint notice: a symlink planted at the name, even to the user's own file, is none") {
+TEST_CASE("checkpoint notice: a symlink at the name, even to the user's own file, is none") {
   TempDir dir;
   std::ofstream(dir.file("own")).put('\n');
   std::filesystem::create_symlink(dir.file("own"), dir.file("notice"));

@@ -159,8 +159,7 @@ TEST_CASE("output_router: a rank folder another user planted is refused, not wri
   SUBCASE("a symlink at rank.0, to a folder the other user reads") {
     std::filesystem::create_directory_symlink(dir / "theirs", dir / "rank.0");
     CHECK_THROWS_WITH_AS(OutputRouter(1, true, dir.string(), out.fd(), err.fd()),
-                         doctest::Contains("is not a folder of this user"),
-                         hvd::LaunchError);
+                         doctest::Contains("is not a folder of this user"), hvd::LaunchError);
     CHECK(std::filesystem::is_empty(dir / "theirs"));
   }
   if (geteuid() == 0) {
@@ -168,8 +167,7 @@ TEST_CASE("output_router: a rank folder another user planted is refused, not wri
       std::filesystem::create_directory(dir / "rank.0");
       REQUIRE(chown((dir / "rank.0").c_str(), 65534, 65534) == 0);
       CHECK_THROWS_WITH_AS(OutputRouter(1, true, dir.string(), out.fd(), err.fd()),
-                           doctest::Contains("is not a folder of this user"),
-                           hvd::LaunchError);
+                           doctest::Contains("is not a folder of this user"), hvd::LaunchError);
       CHECK(std::filesystem::is_empty(dir / "rank.0"));
     }
   }

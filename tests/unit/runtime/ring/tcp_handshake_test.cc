@@ -274,7 +274,9 @@ TEST_CASE("ring tcp: a flood does not drop a peer that has not answered its chal
   std::string challenge(hvd::auth::kChallengeBytes, '\0');
   REQUIRE(net::read_exact(peer.get(), challenge.data(), challenge.size(), deadline));
   std::vector<net::Fd> flood;
-  for (int i = 0; i < 12; ++i) flood.push_back(net::connect_tcp("127.0.0.1", port, test::kLiveness));
+  for (int i = 0; i < 12; ++i) {
+    flood.push_back(net::connect_tcp("127.0.0.1", port, test::kLiveness));
+  }
   // The flood past max_pending is closed before its challenge (it used to push rank 0 out).
   for (size_t i = plan.max_pending - 1; i < flood.size(); ++i) {
     char byte = 0;
