@@ -4,7 +4,8 @@
 as Slurm's preemption notice would reach it), which forwards it to every rank and creates
 HVD_CHECKPOINT_FILE. Before that no rank sees a notice; afterwards every rank does, through the
 signal (init()'s handler kept it from ending the process) and through the file, and the
-collective form agrees on every rank. Prints "torch_checkpoint_notice: rank R of N ... checks C".
+collective form agrees on every rank. A symlink planted at the file's name first is no notice.
+Prints "torch_checkpoint_notice: rank R of N ... checks C".
 """
 import os
 import signal
@@ -16,6 +17,18 @@ import hvdrun.torch as hvd
 hvd.init()
 r, n = hvd.rank(), hvd.size()
 checks = 0
+# The file sits in /dev/shm, where other users plant things: a symlink at its name, even to one
+# of this user's files, is no notice.
+notice = os.environ['HVD_CHECKPOINT_FILE']
+if r == 0:
+    os.symlink(os.path.abspath(__file__), notice)
+hvd.barrier()
+assert not hvd.checkpoint_requested(), 'a symlink planted at the notice file counted'
+checks += 1
+hvd.barrier()
+if r == 0:
+    os.unlink(notice)
+hvd.barrier()
 assert not hvd.checkpoint_requested(), 'a notice before any signal'
 assert not hvd.checkpoint_requested(all_ranks=True), 'a notice on some rank before any signal'
 checks += 2

@@ -129,3 +129,33 @@ TEST_CASE("sbatch: container words from a profile are one argument each") {
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.find(" -- apptainer exec 'my image.sif' python3 train.py\n") != std::string::npos);
 }
+
+// The run id is no secret (it names the run's segments in /dev/shm while the ranks set up, and
+// has 16 random bits): a checkpoint-notice file named after it alone let another user plant the
+// notice and make every rank checkpoint and stop.
+TEST_CASE("checkpoint notice: a file planted at the run id's name is not the ranks' notice") {
+  const std::string rank_script =
+      "planted=/dev/shm/hvd-$HVD_RUN_ID-checkpoint\n"
+      "echo \"run $HVD_RUN_ID\"\n"
+      "case \"$HVD_CHECKPOINT_FILE\" in /dev/shm/hvd-$HVD_RUN_ID-checkpoint-*) ;; "
+      "*) echo \"unexpected name $HVD_CHECKPOINT_FILE\" ;; esac\n"
+      ": > \"$planted\"\n"
+      "if test -e \"$HVD_CHECKPOINT_FILE\"; then echo \"notice seen at $HVD_CHECKPOINT_FILE\"; "
+      "else echo no-notice; fi\n";
+  const ProcessResult r = run(hvdrun({"-np", "2", "--", "/bin/sh", "-c", rank_script}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CAPTURE(r.out);
+  int quiet = 0;
+  std::string run_id;
+  for (const std::string& line : split_lines(r.out)) {
+    const std::string text = parse_tag(line).text;
+    quiet += text == "no-notice";
+    if (text.rfind("run ", 0) == 0) run_id = text.substr(4);
+  }
+  CHECK(quiet == 2);
+  CHECK(r.out.find("notice seen") == std::string::npos);
+  CHECK(r.out.find("unexpected name") == std::string::npos);
+  // The planted file (this user's, here) went with the run's other /dev/shm files.
+  REQUIRE_FALSE(run_id.empty());
+  CHECK_FALSE(fs::exists("/dev/shm/hvd-" + run_id + "-checkpoint"));
+}

@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -21,9 +22,13 @@ volatile sig_atomic_t g_notice_signal = 0;
 
 void on_notice_signal(int sig) { g_notice_signal = sig; }
 
+// The notice file sits in a shared folder (/dev/shm): only a regular file of this user counts,
+// so that a file or a symlink (to one of this user's files) that another user planted at the
+// name is no notice.
 bool file_exists(const std::string& path) {
   struct stat st;
-  return !path.empty() && ::stat(path.c_str(), &st) == 0;
+  return !path.empty() && ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+         st.st_uid == ::geteuid();
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "exec/output_router.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +29,22 @@ net::Fd open_log(const std::string& path) {
     return net::Fd(fd);
   } catch (const ConfigError& e) {
     throw LaunchError(str_cat("cannot create the rank log: ", e.what()));
+  }
+}
+
+// DIR/rank.N has a name anyone can predict, and DIR is often shared (/tmp, a project folder):
+// a folder or symlink another user made there first would get the rank's output, readable and
+// replaceable by them. Only a real folder of this user will do.
+void check_rank_dir(const std::filesystem::path& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) {
+    throw LaunchError(
+        str_cat("--output-filename: cannot use '", dir.string(), "': ", std::strerror(errno)));
+  }
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
+    throw LaunchError(str_cat("--output-filename: '", dir.string(),
+                              "' is not a folder of this user (another user's, or a symlink): "
+                              "the ranks' output would not be private; choose another folder"));
   }
 }
 
@@ -59,6 +76,7 @@ OutputRouter::OutputRouter(int num_ranks, bool tag, const std::string& output_di
         throw LaunchError(
             str_cat("--output-filename: cannot create '", dir.string(), "': ", ec.message()));
       }
+      check_rank_dir(dir);
       c.file = open_log((dir / name).string());
     }
   }

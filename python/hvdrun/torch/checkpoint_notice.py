@@ -11,6 +11,7 @@ only from the main thread), so that the notice no longer ends the process before
 
 import os
 import signal
+import stat
 import threading
 
 _notice_signal = None
@@ -29,15 +30,26 @@ def _install_notice_handlers():
             signal.signal(sig, _on_notice)
 
 
+def _notice_file_present(path):
+    # The file sits in a shared folder (/dev/shm): only a regular file of this user counts, so
+    # that a file or a symlink (to one of this user's files) planted by another user is no notice.
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid()
+
+
 def checkpoint_requested(all_ranks=False):
     """True once this rank got a preemption notice: SIGUSR1/SIGUSR2, or the file named by
-    HVD_CHECKPOINT_FILE exists (one stat; cheap enough for every step).
+    HVD_CHECKPOINT_FILE exists as a regular file of this user (one lstat; cheap enough for
+    every step).
 
     all_ranks=True makes it collective (call it on every rank at the same point): True when any
     rank got the notice, so that all stop after the same step and none waits in a collective
     the others have left."""
     path = os.environ.get('HVD_CHECKPOINT_FILE')
-    seen = _notice_signal is not None or (bool(path) and os.path.exists(path))
+    seen = _notice_signal is not None or (bool(path) and _notice_file_present(path))
     if not all_ranks:
         return seen
     import torch

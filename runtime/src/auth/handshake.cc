@@ -84,9 +84,20 @@ void prove_as_initiator(int fd, const RunSecret& secret, std::string_view purpos
                         Deadline deadline) {
   Initiator me(secret, purpose);
   std::string challenge(kChallengeBytes, '\0');
-  if (!net::read_exact(fd, challenge.data(), challenge.size(), deadline)) {
-    throw BootstrapError(
-        "the peer closed the connection before authenticating (wrong run secret?)");
+  // Its first byte alone: a close or reset before it is the acceptor turning us away.
+  bool opened = false;
+  try {
+    opened = net::read_exact(fd, challenge.data(), 1, deadline);
+  } catch (const BootstrapError& e) {
+    throw TurnedAway(str_cat("the peer closed the connection before its challenge: ", e.what()));
+  }
+  if (!opened) {
+    throw TurnedAway(
+        "the peer closed the connection before its challenge (too many connections "
+        "authenticating at once)");
+  }
+  if (!net::read_exact(fd, challenge.data() + 1, challenge.size() - 1, deadline)) {
+    throw BootstrapError("the peer closed the connection in the middle of its challenge");
   }
   const std::string response = me.respond(challenge);
   net::write_all(fd, response.data(), response.size(), deadline);

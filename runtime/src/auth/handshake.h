@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "auth/run_secret.h"
+#include "hvd/error.h"
 
 namespace hvd::auth {
 
@@ -71,8 +72,16 @@ class Initiator {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
-/// Blocking initiator side over a connected socket. Throws BootstrapError (the peer failed the
-/// proof or closed) or TimeoutError (past deadline).
+/// The acceptor closed the connection before sending its challenge: it had no room for one more
+/// connection to authenticate (a flood of other users' connections), never a refused proof,
+/// which comes after the challenge. The initiator may connect again.
+struct TurnedAway : BootstrapError {
+  using BootstrapError::BootstrapError;
+};
+
+/// Blocking initiator side over a connected socket. Throws TurnedAway (closed before the
+/// challenge), BootstrapError (the peer failed the proof or closed) or TimeoutError (past
+/// deadline).
 void prove_as_initiator(int fd, const RunSecret& secret, std::string_view purpose,
                         Deadline deadline);
 

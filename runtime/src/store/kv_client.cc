@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <thread>
 
 #include "auth/handshake.h"
 #include "hvd/env_keys.h"
@@ -45,13 +46,27 @@ KvClient::KvClient(const std::string& host, uint16_t port, const auth::RunSecret
                    milliseconds connect_timeout, milliseconds reply_margin)
     : endpoint_(str_cat(host, ":", port)), reply_margin_(reply_margin) {
   const auto deadline = Clock::now() + connect_timeout;
-  fd_ = net::connect_tcp(host, port, connect_timeout);
-  try {
-    auth::prove_as_initiator(fd_.get(), secret, kAuthPurpose, deadline);
-  } catch (const TimeoutError& e) {
-    throw TimeoutError(str_cat("store at ", endpoint_, ": authentication: ", e.what()));
-  } catch (const Error& e) {
-    throw BootstrapError(str_cat("store at ", endpoint_, ": authentication failed: ", e.what()));
+  // A server with no room for one more handshake (other users flooding its port) turns us away
+  // before its challenge: connect again, with a short backoff, until the deadline.
+  auto backoff = milliseconds(5);
+  for (int turned_away = 0;; ++turned_away) {
+    fd_ = net::connect_tcp(host, port, std::max(time_left(deadline), milliseconds(1)));
+    try {
+      auth::prove_as_initiator(fd_.get(), secret, kAuthPurpose, deadline);
+      return;
+    } catch (const auth::TurnedAway& e) {
+      if (Clock::now() + backoff >= deadline) {
+        throw TimeoutError(str_cat("store at ", endpoint_, ": turned away ", turned_away + 1,
+                                   " times before the deadline: ", e.what()));
+      }
+    } catch (const TimeoutError& e) {
+      throw TimeoutError(str_cat("store at ", endpoint_, ": authentication: ", e.what()));
+    } catch (const Error& e) {
+      throw BootstrapError(str_cat("store at ", endpoint_, ": authentication failed: ", e.what()));
+    }
+    fd_.reset();
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, milliseconds(100));
   }
 }
 

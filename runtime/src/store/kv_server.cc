@@ -39,6 +39,7 @@ using std::chrono::milliseconds;
 constexpr milliseconds kAcceptPause(100);
 // Thousands of ranks connect at once; a short backlog drops their SYNs into seconds of retries.
 constexpr int kListenBacklog = 4096;
+constexpr int kAcceptsPerRound = 512;
 
 void log_to_stderr(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
 
@@ -159,26 +160,37 @@ class KvServer::Loop {
     return nullptr;
   }
 
-  // Closes the oldest unauthenticated connection unless it was accepted in this round (it has
-  // not had a chance to answer). Returns whether one was closed.
-  bool evict_oldest(uint64_t first_id_this_round) {
+  // Closes the oldest unauthenticated connection, unless it is younger than the eviction grace
+  // (it may be a rank that has not been scheduled to answer yet). Returns whether one was closed.
+  bool evict_oldest() {
     Connection* oldest = oldest_unauthenticated();
-    if (oldest == nullptr || oldest->id >= first_id_this_round) return false;
+    if (oldest == nullptr || Clock::now() < oldest->accepted_at + limits_.eviction_grace) {
+      return false;
+    }
     ++stats_evicted_;
     drop(*oldest);
     return true;
   }
 
   void accept_clients() {
-    const uint64_t first_id = next_id_;
-    for (;;) {
-      if (open_ >= limits_.max_connections && !evict_oldest(first_id)) {
-        if (unauthenticated_count_ == 0) log_cap_once();
-        accept_paused_until_ = Clock::now() + kAcceptPause;
-        return;
-      }
-      if (unauthenticated_count_ >= limits_.max_unauthenticated && !evict_oldest(first_id)) {
-        return;  // the listening socket stays readable: the next round goes on
+    // Bounded, so that a flood that arrives as fast as it is taken in cannot keep this thread
+    // from serving the connections it has: the listener stays readable for the next round.
+    for (int round = 0; round < kAcceptsPerRound; ++round) {
+      // Full: make room by evicting the oldest handshake past its grace; when every one is
+      // younger, take the newcomer off the backlog and close it before the challenge (the
+      // client connects again), so that the backlog keeps moving and a rank's connection is
+      // not stuck behind a flood.
+      bool turn_away = false;
+      if (open_ >= limits_.max_connections ||
+          unauthenticated_count_ >= limits_.max_unauthenticated) {
+        if (!evict_oldest()) {
+          if (unauthenticated_count_ == 0) {  // all are proven ranks: wait until one closes
+            log_cap_once();
+            accept_paused_until_ = Clock::now() + kAcceptPause;
+            return;
+          }
+          turn_away = true;
+        }
       }
       const int fd = accept4(listen_fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
@@ -188,6 +200,11 @@ class KvServer::Loop {
           accept_paused_until_ = Clock::now() + kAcceptPause;
         }
         return;
+      }
+      if (turn_away) {
+        ::close(fd);
+        ++stats_turned_away_;
+        continue;
       }
       add_connection(fd);
     }
@@ -352,6 +369,7 @@ class KvServer::Loop {
     s.authenticated_total = stats_authenticated_;
     s.rejected = stats_rejected_;
     s.evicted = stats_evicted_;
+    s.turned_away = stats_turned_away_;
     s.stored_bytes = table_.stored_bytes();
     s.peak_stored_bytes = std::max(s.peak_stored_bytes, s.stored_bytes);
     s.buffered_bytes = buffered;
@@ -380,6 +398,7 @@ class KvServer::Loop {
   size_t stats_authenticated_ = 0;
   size_t stats_rejected_ = 0;
   size_t stats_evicted_ = 0;
+  size_t stats_turned_away_ = 0;
   bool cap_logged_ = false;
   std::vector<uint64_t> ready_;  // connections whose WAIT ended: they may have input queued
   Clock::time_point accept_paused_until_{};

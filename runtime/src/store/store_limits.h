@@ -35,6 +35,11 @@ struct StoreLimits {
   size_t max_unauthenticated = 1024;
   /// How long a connection may take to prove the secret before it is closed.
   std::chrono::milliseconds auth_timeout{10000};
+  /// How long a connection is safe from eviction after it is accepted: a rank answers the
+  /// challenge within one round trip, but only once it is scheduled, and a flood of strangers'
+  /// connections must not evict it before. While every unauthenticated connection is younger,
+  /// a newcomer is closed before its challenge (auth::TurnedAway), and the client connects again.
+  std::chrono::milliseconds eviction_grace{500};
 
   /// Defaults sized for a run of `ranks` ranks: each holds one connection (two during
   /// hand-overs), bounded by this process's RLIMIT_NOFILE soft limit less a reserve.
@@ -49,6 +54,7 @@ struct StoreStats {
   size_t authenticated_total = 0;  // connections that ever proved the secret
   size_t rejected = 0;             // closed for a failed proof, a bad first byte or a timeout
   size_t evicted = 0;              // unauthenticated, closed to make room
+  size_t turned_away = 0;          // closed before the challenge: no room, all were young
   size_t stored_bytes = 0;         // keys + values
   size_t peak_stored_bytes = 0;
   size_t buffered_bytes = 0;  // input and output buffers of all connections

@@ -18,6 +18,7 @@
 #include <set>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "auth/handshake.h"
@@ -65,6 +66,8 @@ struct Conn {
   std::string in;
   size_t want = 0;
   Clock::time_point deadline;
+  Clock::time_point accepted_at;  // incoming only
+  int turned_away = 0;            // outgoing: closed before the challenge this many times
   std::unique_ptr<auth::Acceptor> acceptor;
   std::unique_ptr<auth::Initiator> initiator;
 };
@@ -85,6 +88,9 @@ class Linker {
 
  private:
   void connect_all();
+  void dial(Conn& c);
+  void redial(Conn& c);
+  bool room_for_one_more();
   void accept_all();
   Step progress(Conn& c);
   Step advance(Conn& c);
@@ -115,33 +121,67 @@ void Linker::connect_all() {
     c.outgoing = true;
     c.peer = peer;
     c.addr = addr;
-    const size_t colon = addr.rfind(':');
-    uint16_t port = 0;
-    if (colon == std::string::npos ||
-        std::from_chars(addr.data() + colon + 1, addr.data() + addr.size(), port).ec !=
-            std::errc()) {
-      fail(c, "it published a malformed address");
-    }
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline_ - Clock::now());
-    try {
-      c.fd = net::connect_tcp(addr.substr(0, colon), port,
-                              std::max(left, std::chrono::milliseconds(1)));
-    } catch (const TimeoutError& e) {
-      throw TimeoutError(str_cat("ring tcp: rank ", plan_.rank, ": connecting to rank ", peer,
-                                 " at ", addr, ": ", e.what()));
-    } catch (const BootstrapError& e) {
-      fail(c, e.what());
-    }
-    set_nonblocking(c.fd.get());
-    c.initiator = std::make_unique<auth::Initiator>(secret_, kPurpose);
-    c.want = auth::kChallengeBytes;
-    c.deadline = deadline_;
+    dial(c);
     conns_.push_back(std::move(c));
   }
 }
 
+void Linker::dial(Conn& c) {
+  const size_t colon = c.addr.rfind(':');
+  uint16_t port = 0;
+  if (colon == std::string::npos ||
+      std::from_chars(c.addr.data() + colon + 1, c.addr.data() + c.addr.size(), port).ec !=
+          std::errc()) {
+    fail(c, "it published a malformed address");
+  }
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline_ - Clock::now());
+  try {
+    c.fd = net::connect_tcp(c.addr.substr(0, colon), port,
+                            std::max(left, std::chrono::milliseconds(1)));
+  } catch (const TimeoutError& e) {
+    throw TimeoutError(str_cat("ring tcp: rank ", plan_.rank, ": connecting to rank ", c.peer,
+                               " at ", c.addr, ": ", e.what()));
+  } catch (const BootstrapError& e) {
+    fail(c, e.what());
+  }
+  set_nonblocking(c.fd.get());
+  c.initiator = std::make_unique<auth::Initiator>(secret_, kPurpose);
+  c.stage = 0;
+  c.out.clear();
+  c.sent = 0;
+  c.in.clear();
+  c.want = auth::kChallengeBytes;
+  c.deadline = deadline_;
+}
+
+// The peer closed before its challenge: its listener had no room (a flood of strangers'
+// connections), never a refused proof. Connect again after a short pause.
+void Linker::redial(Conn& c) {
+  c.fd.reset();
+  const auto pause = std::chrono::milliseconds(5) * (1 << std::min(c.turned_away, 4));
+  ++c.turned_away;
+  std::this_thread::sleep_for(std::min(pause, std::chrono::milliseconds(50)));
+  dial(c);
+}
+
+// Makes room for one more arriving connection: drops the oldest that has not said hello yet
+// (one that has is a peer, never dropped) once it is past the grace. False when it is younger.
+bool Linker::room_for_one_more() {
+  size_t pending = 0;
+  for (const Conn& c : conns_) pending += c.outgoing ? 0 : 1;
+  if (pending < plan_.max_pending) return true;
+  const auto oldest = std::find_if(conns_.begin(), conns_.end(),
+                                   [](const Conn& c) { return !c.outgoing && c.peer < 0; });
+  if (oldest == conns_.end()) return true;
+  if (Clock::now() < oldest->accepted_at + plan_.eviction_grace) return false;
+  conns_.erase(oldest);
+  return true;
+}
+
 void Linker::accept_all() {
-  for (;;) {
+  // Bounded, so that a flood arriving as fast as it is taken in cannot stall the handshakes.
+  for (size_t round = 0; round < plan_.max_pending; ++round) {
+    const bool room = room_for_one_more();
     net::Fd fd(accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
     if (!fd.valid()) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -150,18 +190,14 @@ void Linker::accept_all() {
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) return;
       throw BootstrapError(str_cat("ring tcp: rank ", plan_.rank, ": accept: ", errno_text(errno)));
     }
+    // No room, every one young: closed before the challenge, off the backlog; a real peer
+    // connects again (auth::TurnedAway).
+    if (!room) continue;
     const int one = 1;
     setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    size_t pending = 0;
-    for (const Conn& c : conns_) pending += c.outgoing ? 0 : 1;
-    if (pending >= plan_.max_pending) {
-      // The oldest one that has not said hello yet: one that has is a peer, never dropped.
-      const auto oldest = std::find_if(conns_.begin(), conns_.end(),
-                                       [](const Conn& c) { return !c.outgoing && c.peer < 0; });
-      if (oldest != conns_.end()) conns_.erase(oldest);
-    }
     Conn c;
     c.fd = std::move(fd);
+    c.accepted_at = Clock::now();
     c.acceptor = std::make_unique<auth::Acceptor>(secret_, kPurpose);
     c.out = c.acceptor->challenge();
     c.want = auth::kResponseBytes;
@@ -249,11 +285,19 @@ Step Linker::progress(Conn& c) {
         c.in.append(buf, static_cast<size_t>(rc));
       } else if (rc == 0) {
         if (!c.outgoing) return Step::kDrop;
+        if (c.stage == 0 && c.in.empty()) {
+          redial(c);
+          return Step::kWaiting;
+        }
         fail(c, "the peer closed the connection during the handshake (a different run secret?)");
       } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
         return Step::kWaiting;
       } else if (errno != EINTR) {
         if (!c.outgoing) return Step::kDrop;
+        if (c.stage == 0 && c.in.empty()) {
+          redial(c);
+          return Step::kWaiting;
+        }
         fail(c, str_cat("receiving: ", errno_text(errno)));
       }
     }

@@ -38,8 +38,12 @@ struct LinkPlan {
   /// Bound on one arriving connection's proof and hello, so that a silent one does not hold a
   /// descriptor for the whole setup.
   std::chrono::milliseconds per_connection{20000};
-  /// Most arriving connections handshaking at once; the oldest is dropped to make room.
+  /// Most arriving connections handshaking at once; the oldest is dropped to make room once it
+  /// is older than eviction_grace (a flood of strangers' connections must not drop a real peer
+  /// that has not been scheduled to answer yet). While all are younger, a newcomer is closed
+  /// before the challenge, and a rank turned away so connects again.
   size_t max_pending = 256;
+  std::chrono::milliseconds eviction_grace{500};
 };
 
 /// What the setup left: one socket per peer (non-blocking, TCP_NODELAY), and the most sockets

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "hvd/error.h"
+
 using hvd::launcher::exec::OutputRouter;
 using hvd::launcher::exec::Stream;
 
@@ -146,5 +148,28 @@ TEST_CASE("output_router: a symlink planted at a rank's log is replaced, not wri
   std::stringstream log;
   log << std::ifstream(dir / "rank.0" / "stdout").rdbuf();
   CHECK(log.str() == "rank output\n");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("output_router: a rank folder another user planted is refused, not written into") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hvd-router-planted";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "theirs");
+  Capture out, err;
+  SUBCASE("a symlink at rank.0, to a folder the other user reads") {
+    std::filesystem::create_directory_symlink(dir / "theirs", dir / "rank.0");
+    CHECK_THROWS_WITH_AS(OutputRouter(1, true, dir.string(), out.fd(), err.fd()),
+                         doctest::Contains("is not a folder of this user"), hvd::LaunchError);
+    CHECK(std::filesystem::is_empty(dir / "theirs"));
+  }
+  if (geteuid() == 0) {
+    SUBCASE("a folder of another user at rank.0") {
+      std::filesystem::create_directory(dir / "rank.0");
+      REQUIRE(chown((dir / "rank.0").c_str(), 65534, 65534) == 0);
+      CHECK_THROWS_WITH_AS(OutputRouter(1, true, dir.string(), out.fd(), err.fd()),
+                           doctest::Contains("is not a folder of this user"), hvd::LaunchError);
+      CHECK(std::filesystem::is_empty(dir / "rank.0"));
+    }
+  }
   std::filesystem::remove_all(dir);
 }

@@ -8,7 +8,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <stdlib.h>
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <fstream>
 
 #include "exec/checkpoint_file.h"
 #include "hvd/str_cat.h"
@@ -16,6 +20,21 @@
 namespace exec = hvd::launcher::exec;
 namespace config = hvd::launcher::config;
 using exec::RequeueVerdict;
+
+namespace {
+
+// A fresh folder, removed with what it holds.
+struct TempDir {
+  std::string path = (std::filesystem::temp_directory_path() / "hvd-requeue-test-XXXXXX").string();
+  TempDir() { REQUIRE(mkdtemp(path.data()) != nullptr); }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  std::string file(const std::string& name) const { return path + "/" + name; }
+};
+
+}  // namespace
 
 TEST_CASE("requeue: only after a notice, when every rank exited 0 in time, in a Slurm job") {
   const exec::RunEnd clean{true, false, 0};
@@ -82,7 +101,42 @@ TEST_CASE("requeue: a notice creates the checkpoint file and sets the grace") {
   exec::remove_checkpoint_file(file);
 }
 
-TEST_CASE("requeue: checkpoint file names") {
-  CHECK(exec::checkpoint_file_path("r1") == "/dev/shm/hvd-r1-checkpoint");
-  CHECK(exec::checkpoint_file_path("r1", 3) == "/dev/shm/hvd-r1-checkpoint.3");
+// The run id is public (every user can list /dev/shm, where it names the run's segments), so a
+// name made of it alone let another user plant the notice and stop the job.
+TEST_CASE("requeue: checkpoint file names start with the run's and end in 128 random bits") {
+  const auto random_part = [](const std::string& path, const std::string& prefix) {
+    REQUIRE(path.rfind(prefix, 0) == 0);
+    const std::string rest = path.substr(prefix.size());
+    CHECK(rest.size() == 32);
+    CHECK(rest.find_first_not_of("0123456789abcdef") == std::string::npos);
+    return rest;
+  };
+  const std::string one = exec::checkpoint_file_path("r1");
+  const std::string two = exec::checkpoint_file_path("r1");
+  CHECK(one != two);
+  CHECK(random_part(one, "/dev/shm/hvd-r1-checkpoint-") !=
+        random_part(two, "/dev/shm/hvd-r1-checkpoint-"));
+  random_part(exec::checkpoint_file_path("r1", 3), "/dev/shm/hvd-r1-checkpoint.3-");
+  // hvdrun's /dev/shm cleanup (hvd-<run id>-*) still finds it.
+  CHECK(one.rfind("/dev/shm/hvd-r1-", 0) == 0);
+}
+
+TEST_CASE("requeue: the checkpoint file is created once, never through a symlink") {
+  TempDir dir;
+  const std::string file = dir.file("notice");
+  CHECK(exec::create_checkpoint_file(file));
+  CHECK(exec::create_checkpoint_file(file));  // a second notice finds the first one's file
+  const std::string target = dir.file("target");
+  std::filesystem::create_symlink(target, dir.file("link"));
+  CHECK_FALSE(exec::create_checkpoint_file(dir.file("link")));
+  CHECK_FALSE(std::filesystem::exists(target));
+}
+
+TEST_CASE("requeue: a checkpoint file another user planted is not adopted" *
+          doctest::skip(geteuid() != 0)) {
+  TempDir dir;
+  const std::string file = dir.file("notice");
+  std::ofstream(file).put('\n');
+  REQUIRE(chown(file.c_str(), 65534, 65534) == 0);
+  CHECK_FALSE(exec::create_checkpoint_file(file));
 }

@@ -58,6 +58,19 @@ TEST_CASE("launch_plan: identity, rendezvous and tunables for every rank") {
   CHECK(env1.count("CUDA_VISIBLE_DEVICES") == 0);
 }
 
+// hvdrun creates the first rank's HVD_CHECKPOINT_FILE on a notice: every local rank must poll
+// that one file, whose name ends in random bits (exec/checkpoint_file.h).
+TEST_CASE("launch_plan: every local rank gets the same checkpoint-notice file") {
+  plan::MachineFacts facts{"box", four_cores(), {}, {}, {}};
+  const plan::LaunchPlan p = plan::build_local_plan(config_for(3, binding::BindPolicy::kNone),
+                                                    facts, endpoints(), "/bin/prog");
+  REQUIRE(p.ranks.size() == 3);
+  const std::string& file = p.ranks[0].env.at("HVD_CHECKPOINT_FILE");
+  CHECK(file.rfind("/dev/shm/hvd-run-1-checkpoint-", 0) == 0);
+  CHECK(p.ranks[1].env.at("HVD_CHECKPOINT_FILE") == file);
+  CHECK(p.ranks[2].env.at("HVD_CHECKPOINT_FILE") == file);
+}
+
 TEST_CASE("launch_plan: variables the user set are left alone") {
   plan::MachineFacts facts{"box", four_cores(), {{"0", -1}, {"1", -1}},
                            {{"OMP_NUM_THREADS", "3"}, {"PYTHONUNBUFFERED", "0"}}, {}};

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <doctest/doctest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -231,7 +232,16 @@ TEST_CASE("ring tcp: a flood of silent connections past the cap does not keep th
   auto linked = std::async(std::launch::async, [&] {
     return ring::link_peers(listener.get(), plan, test::test_secret(), deadline);
   });
-  hvd::auth::prove_as_initiator(real.get(), test::test_secret(), "ring", deadline);
+  // Turned away while the flood's connections are within their eviction grace, it connects
+  // again, as a rank's setup does (tcp_links.cc, redial).
+  for (;;) {
+    try {
+      hvd::auth::prove_as_initiator(real.get(), test::test_secret(), "ring", deadline);
+      break;
+    } catch (const hvd::auth::TurnedAway&) {
+      real = net::connect_tcp("127.0.0.1", port, test::kLiveness);
+    }
+  }
   const std::string hello = forged_hello(0, 2, 7);
   net::write_all(real.get(), hello.data(), hello.size());
   std::string back(16, '\0');
@@ -239,4 +249,82 @@ TEST_CASE("ring tcp: a flood of silent connections past the cap does not keep th
   const ring::Links links = linked.get();
   CHECK(links.peers.size() == 1);
   CHECK(links.peers.count(0) == 1);
+}
+
+// Each connection past max_pending used to drop the oldest one still handshaking: a flood of
+// strangers' connections dropped a real lower peer that had not been scheduled to answer yet,
+// and that peer's setup failed. Now the oldest is safe for eviction_grace; newcomers are closed.
+TEST_CASE("ring tcp: a flood does not drop a peer that has not answered its challenge yet") {
+  const net::Fd listener = net::listen_tcp("127.0.0.1", 0, 64);
+  const uint16_t port = net::local_port(listener.get());
+  ring::LinkPlan plan;
+  plan.rank = 1;
+  plan.size = 2;
+  plan.mine = ring::Hello{0x48564454, 1, 2, 7};
+  plan.accept_from = {0};
+  plan.max_pending = 4;
+  plan.eviction_grace = test::kLiveness;  // the peer below is slow, however slow the machine is
+  auto linked = std::async(std::launch::async, [&] {
+    return ring::link_peers(listener.get(), plan, test::test_secret(),
+                            std::chrono::steady_clock::now() + test::kLiveness);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + test::kLiveness;
+  // Rank 0: connected and challenged, not yet scheduled to answer.
+  const net::Fd peer = net::connect_tcp("127.0.0.1", port, test::kLiveness);
+  std::string challenge(hvd::auth::kChallengeBytes, '\0');
+  REQUIRE(net::read_exact(peer.get(), challenge.data(), challenge.size(), deadline));
+  std::vector<net::Fd> flood;
+  for (int i = 0; i < 12; ++i) {
+    flood.push_back(net::connect_tcp("127.0.0.1", port, test::kLiveness));
+  }
+  // The flood past max_pending is closed before its challenge (it used to push rank 0 out).
+  for (size_t i = plan.max_pending - 1; i < flood.size(); ++i) {
+    char byte = 0;
+    CHECK_FALSE(net::read_exact(flood[i].get(), &byte, 1, deadline));
+  }
+  hvd::auth::Initiator me(test::test_secret(), "ring");
+  const std::string response = me.respond(challenge);
+  net::write_all(peer.get(), response.data(), response.size());
+  std::string confirm(hvd::auth::kConfirmBytes, '\0');
+  REQUIRE(net::read_exact(peer.get(), confirm.data(), confirm.size(), deadline));
+  CHECK_NOTHROW(me.check_confirmation(confirm));
+  const uint32_t hello[4] = {htonl(0x48564454), htonl(0), htonl(2), htonl(7)};
+  net::write_all(peer.get(), hello, sizeof(hello));
+  uint32_t answer[4] = {};
+  REQUIRE(net::read_exact(peer.get(), answer, sizeof(answer), deadline));
+  CHECK(ntohl(answer[1]) == 1);
+  const ring::Links links = linked.get();
+  CHECK(links.peers.count(0) == 1);
+}
+
+// The other side of turning away: a rank whose connection a peer's full listener closed before
+// the challenge connects again (a refused proof comes after the challenge and still fails).
+TEST_CASE("ring tcp: a rank turned away by a peer's full listener connects again") {
+  const net::Fd own = net::listen_tcp("127.0.0.1", 0, 4);  // rank 0 accepts from nobody
+  const net::Fd peer_listener = net::listen_tcp("127.0.0.1", 0, 4);
+  const uint16_t port = net::local_port(peer_listener.get());
+  ring::LinkPlan plan;
+  plan.rank = 0;
+  plan.size = 2;
+  plan.mine = ring::Hello{0x48564454, 0, 2, 7};
+  plan.connect_to = {{1, "127.0.0.1:" + std::to_string(port)}};
+  const auto deadline = std::chrono::steady_clock::now() + test::kLiveness;
+  auto linked = std::async(std::launch::async, [&] {
+    return ring::link_peers(own.get(), plan, test::test_secret(), deadline);
+  });
+  const auto next_connection = [&] {
+    pollfd p{peer_listener.get(), POLLIN, 0};
+    REQUIRE(::poll(&p, 1, static_cast<int>(test::kLiveness.count())) == 1);
+    return net::Fd(::accept4(peer_listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  };
+  next_connection();  // turned away: closed at once, before the challenge
+  const net::Fd again = next_connection();
+  REQUIRE(hvd::auth::prove_as_acceptor(again.get(), test::test_secret(), "ring", deadline));
+  uint32_t hello[4] = {};
+  REQUIRE(net::read_exact(again.get(), hello, sizeof(hello), deadline));
+  CHECK(ntohl(hello[1]) == 0);
+  const uint32_t mine[4] = {htonl(0x48564454), htonl(1), htonl(2), htonl(7)};
+  net::write_all(again.get(), mine, sizeof(mine));
+  const ring::Links links = linked.get();
+  CHECK(links.peers.count(1) == 1);
 }

@@ -8,7 +8,9 @@
 #include <sys/socket.h>
 
 #include <chrono>
+#include <future>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -173,6 +175,51 @@ TEST_CASE("kv store limits: a client's PING succeeds while 1,100 junk connection
     CHECK(server.stats().evicted > 0);
   }
   setrlimit(RLIMIT_NOFILE, &saved);
+}
+
+// Two Python threads that opened and held connections as fast as they could made 6 of 8 4-rank
+// jobs fail: each new connection evicted the oldest unauthenticated one, and a rank that had
+// not been scheduled to answer its challenge within a millisecond or so was that one.
+TEST_CASE("kv store limits: a flood does not evict a client that has not answered yet") {
+  store::StoreLimits limits;
+  limits.max_unauthenticated = 4;
+  limits.eviction_grace = kLong;  // the rank below is slow, however slow the machine is
+  store::KvServer server("127.0.0.1", 0, secret(), limits);
+  // A rank: accepted and challenged, not yet scheduled to answer.
+  const net::Fd rank = net::connect_tcp("127.0.0.1", server.port(), kLong);
+  std::string challenge(auth::kChallengeBytes, '\0');
+  REQUIRE(net::read_exact(rank.get(), challenge.data(), challenge.size(), Clock::now() + kLong));
+  std::vector<net::Fd> flood;
+  for (int i = 0; i < 12; ++i) flood.push_back(net::connect_tcp("127.0.0.1", server.port(), kLong));
+  // The other 9 are taken off the backlog and closed before their challenge (the old server
+  // evicted the oldest for each of them, the rank first).
+  REQUIRE(eventually([&] { return server.stats().turned_away == 9; }));
+  CHECK(server.stats().evicted == 0);
+  for (size_t i = limits.max_unauthenticated - 1; i < flood.size(); ++i) {
+    CHECK(closed_without_answer(flood[i]));
+  }
+  auth::Initiator me(secret(), store::kAuthPurpose);
+  const std::string response = me.respond(challenge);
+  net::write_all(rank.get(), response.data(), response.size());
+  std::string confirm(auth::kConfirmBytes, '\0');
+  REQUIRE(net::read_exact(rank.get(), confirm.data(), confirm.size(), Clock::now() + kLong));
+  CHECK_NOTHROW(me.check_confirmation(confirm));
+}
+
+TEST_CASE("kv store limits: a client turned away by a full server connects again") {
+  store::StoreLimits limits;
+  limits.max_unauthenticated = 1;
+  limits.eviction_grace = kLong;
+  store::KvServer server("127.0.0.1", 0, secret(), limits);
+  std::optional<net::Fd> squatter = unauthenticated(server);  // holds the only slot
+  auto rank = std::async(std::launch::async, [&] {
+    store::KvClient c = client_of(server);
+    c.set("k", "v");
+  });
+  REQUIRE(eventually([&] { return server.stats().turned_away >= 2; }));
+  squatter.reset();  // the slot frees: the rank's next try gets it
+  CHECK_NOTHROW(rank.get());
+  CHECK(client_of(server).try_get("k") == std::optional<std::string>("v"));
 }
 
 TEST_CASE("kv store limits: reaching the connection cap logs one line, once") {
