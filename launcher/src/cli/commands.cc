@@ -73,11 +73,27 @@ int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
     c.sbatch.command = take_command(*c.sbatch_cmd, app);
     return run_sbatch(c.sbatch, env);
   }
-  if (*c.profiles_cmd) return run_profiles_command(*c.profiles_cmd, env);
-  if (*c.report_cmd) return run_report(c.report, env);
-  if (*c.predict_cmd) return run_predict(c.predict, env);
-  if (*c.preflight_cmd) return run_preflight(c.preflight, env);
-  c.run.command = take_command(app.remaining());
+  // These take no program: a word CLI11 left over is a typo, never to be dropped quietly.
+  if (*c.profiles_cmd) {
+    refuse_leftovers(*c.profiles_cmd, "hvdrun profiles");
+    for (const CLI::App* sub : c.profiles_cmd->get_subcommands()) {
+      refuse_leftovers(*sub, "hvdrun profiles " + sub->get_name());
+    }
+    return run_profiles_command(*c.profiles_cmd, env);
+  }
+  if (*c.report_cmd) {
+    refuse_leftovers(*c.report_cmd, "hvdrun report");
+    return run_report(c.report, env);
+  }
+  if (*c.predict_cmd) {
+    refuse_leftovers(*c.predict_cmd, "hvdrun predict");
+    return run_predict(c.predict, env);
+  }
+  if (*c.preflight_cmd) {
+    refuse_leftovers(*c.preflight_cmd, "hvdrun preflight");
+    return run_preflight(c.preflight, env);
+  }
+  c.run.command = take_command(app.remaining(), app);
   if (c.run.check_build) return run_check_build(c.run.json, env);
   return run_command(c.run, env);
 }

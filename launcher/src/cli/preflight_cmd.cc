@@ -112,6 +112,12 @@ CLI::App* register_preflight(CLI::App& app, PreflightOptions& o) {
 }
 
 int run_preflight(const PreflightOptions& o, const EnvMap& env) {
+  const bool sized = o.run.num_proc || !o.run.hosts.empty() || !o.run.hostfile.empty();
+  if (!sized && !slurm::in_allocation(env) && o.run.launcher != "slurm") {
+    throw UsageError(
+        "hvdrun preflight: -np is required outside a Slurm allocation: how many ranks to check "
+        "on this machine (e.g. hvdrun preflight -np 4)");
+  }
   const profile::SiteProfile profile = profile::resolve_profile(o.run.profile, env);
   ReportDir dir(env);
   config::RunOptions run = o.run;
