@@ -117,11 +117,16 @@ CLI::App* register_sbatch(CLI::App& app, SbatchOptions& o) {
   cmd->add_option("-p,--partition", r.partition, "Partition (default: the profile's)");
   cmd->add_option("-q,--qos", r.qos, "QOS (default: the profile's)");
   cmd->add_option("-J,--job-name", r.job_name, "Job name (hvdrun)");
-  cmd->add_option("--gpus-per-node", r.gpus_per_node, "GPUs per node (default: all of a node's)");
-  cmd->add_option("--ntasks-per-node", r.ntasks_per_node, "Ranks per node (default: one per GPU)");
+  // Their "not given" values (-1, 0) must not be reachable by hand: --ntasks-per-node 0 quietly
+  // meant the profile's default, and --signal-lead -5 no signal at all.
+  cmd->add_option("--gpus-per-node", r.gpus_per_node, "GPUs per node (default: all of a node's)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--ntasks-per-node", r.ntasks_per_node, "Ranks per node (default: one per GPU)")
+      ->check(CLI::Range(1, 100000));
   cmd->add_option("--log", r.log_file, "Job output file (hvdrun-%j.out)");
   cmd->add_option("--signal-lead", r.signal_lead_seconds,
-                  "Ask Slurm for a preemption signal this many seconds before the end");
+                  "Ask Slurm for a preemption signal this many seconds before the end")
+      ->check(CLI::Range(1, 65535));  // Slurm's --signal takes at most 65535 s
   cmd->add_option("--preempt-signal", r.preempt_signal, "That signal: USR1 or USR2 (USR2)")
       ->check(CLI::IsMember({"USR1", "USR2"}));
   cmd->add_flag("--requeue-on-signal", r.requeue_on_signal,

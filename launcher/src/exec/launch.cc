@@ -124,6 +124,7 @@ int launch(plan::LaunchPlan plan, const EnvMap& env) {
     // the store, and with --output-filename its two log files.
     require_fds_for_ranks(plan.size, plan.output_dir.empty() ? 4 : 6);
   }
+  require_timeline_folder(plan.settings.tunables);
   block_forwarded_signals();  // before the store's thread starts: it inherits the mask
   Guard guard = Guard::start();  // before any thread, too (exec/guard.h)
   // One router for all attempts: each rank keeps one stream (and one log file) across restarts.
