@@ -47,13 +47,12 @@ std::string plain_number(const std::string& text) {
   return t;
 }
 
-std::string conversion_text(const std::string& name, const std::string& value,
-                            const CLI::App& in) {
+std::string conversion_text(const std::string& name, const std::string& value, const CLI::App& in) {
   const CLI::Option* option = find_option(in, name);
   const std::string type = option != nullptr ? option->get_type_name() : "";
   if (type.rfind("INT", 0) == 0) {
-    const bool digits = !value.empty() && value.find_first_not_of("-+0123456789") ==
-                                              std::string::npos;
+    const bool digits =
+        !value.empty() && value.find_first_not_of("-+0123456789") == std::string::npos;
     return str_cat(name, ": '", value, "' is ",
                    digits ? "too large for a whole number" : "not a whole number",
                    "; give one like 4");
@@ -66,10 +65,15 @@ std::string conversion_text(const std::string& name, const std::string& value,
 
 std::string range_text(const std::string& name, const std::string& value, const std::string& low,
                        const std::string& high) {
+  // CLI11's PositiveNumber prints its bound, the smallest double, as "0.000000": a refused
+  // value equal to the printed bound means the bound itself is excluded.
+  const double given = std::strtod(value.c_str(), nullptr);
+  const bool excluded = given == std::strtod(low.c_str(), nullptr);
   errno = 0;
   const double top = std::strtod(high.c_str(), nullptr);
   if (errno == ERANGE || top > 1e300 || !std::isfinite(top)) {
-    return str_cat(name, ": must be at least ", plain_number(low), ", got ", value);
+    return str_cat(name, ": must be ", excluded ? "more than " : "at least ", plain_number(low),
+                   ", got ", value);
   }
   return str_cat(name, ": must be from ", plain_number(low), " to ", plain_number(high), ", got ",
                  value);
@@ -95,7 +99,8 @@ std::string parse_error_text(const CLI::ParseError& error, const CLI::App& app) 
   static const std::regex extra("^The following arguments? (?:was|were) not expected: (\\S+).*$");
   if (std::regex_match(what, m, extra)) {
     const std::string word = m[1];
-    if (word.size() > 1 && word[0] == '-') return unknown_option_message(word, in, command_name(app));
+    if (word.size() > 1 && word[0] == '-')
+      return unknown_option_message(word, in, command_name(app));
     return str_cat("'", word, "' is not expected here", help);
   }
   if (what == "A subcommand is required" && !left.empty()) {

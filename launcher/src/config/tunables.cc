@@ -36,8 +36,8 @@ struct Bound {
   const char* unit;
 };
 
-constexpr Bound kFusionBound{"fusion threshold", "params.fusion_threshold_mb", env::kFusionThreshold,
-                             "--fusion-threshold-mb", true, " MB"};
+constexpr Bound kFusionBound{"fusion threshold", "params.fusion_threshold_mb",
+                             env::kFusionThreshold, "--fusion-threshold-mb", true, " MB"};
 constexpr Bound kCycleBound{"cycle time", "params.cycle_time_ms", env::kCycleTime,
                             "--cycle-time-ms", false, " ms"};
 constexpr Bound kCacheBound{"cache capacity", "params.cache_capacity", env::kCacheCapacity,
@@ -198,7 +198,8 @@ void validate(const Settings& s, const std::string& origin) {
     const std::string text = str_cat("log level '", t.log_level,
                                      "' is not one of trace, debug, info, warning, error, fatal");
     if (from_flags) throw UsageError(str_cat("--log-level: ", text));
-    throw ConfigError(str_cat(origin, ": ", text, from_env ? str_cat(" (", env::kLogLevel, ")") : ""));
+    throw ConfigError(
+        str_cat(origin, ": ", text, from_env ? str_cat(" (", env::kLogLevel, ")") : ""));
   }
 }
 

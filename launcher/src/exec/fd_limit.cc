@@ -31,8 +31,9 @@ void require_fds_for_ranks(int ranks, int per_rank) {
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
   const rlim_t needed = static_cast<rlim_t>(ranks) * static_cast<rlim_t>(per_rank) + kReserve;
   if (needed <= limit.rlim_cur) return;
-  throw LaunchError(str_cat("-np ", ranks, ": starting that many ranks on this machine takes about ",
-                            needed, " open files in hvdrun, over its limit of ", limit.rlim_cur,
+  throw LaunchError(str_cat("-np ", ranks,
+                            ": starting that many ranks on this machine takes about ", needed,
+                            " open files in hvdrun, over its limit of ", limit.rlim_cur,
                             " (ulimit -Hn); start fewer ranks, or raise the limit"));
 }
 

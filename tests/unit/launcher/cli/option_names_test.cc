@@ -51,7 +51,7 @@ std::string leftovers_error(const CLI::App& sub, const std::string& name) {
 }  // namespace
 
 TEST_CASE("option names: a typo gets the closest option, a stranger gets none") {
-  const std::vector<std::string> names = {"--num-proc", "-n", "--bind-to", "--dry-run",
+  const std::vector<std::string> names = {"--num-proc", "-n",      "--bind-to", "--dry-run",
                                           "--hostfile", "--hosts", "-H"};
   CHECK(cli::closest_name("--num-prc", names) == "--num-proc");
   CHECK(cli::closest_name("--bind-too", names) == "--bind-to");
@@ -99,6 +99,8 @@ TEST_CASE("option names: CLI11's wording becomes the option, the value and what 
   // It was "Value -1 not in range 0.000000 to 179769313486231570814527...".
   CHECK(Hvdrun().parse({"-n", "2", "--max-restarts", "-1", "--", "true"}) ==
         "--max-restarts: must be at least 0, got -1; see hvdrun --help");
+  CHECK(Hvdrun().parse({"report", "--timeout", "0", "b.json"}) ==
+        "--timeout: must be more than 0, got 0; see hvdrun report --help");
   CHECK(Hvdrun().parse({"predict", "--nodes", "0"}) ==
         "--nodes: must be from 1 to 100000, got 0; see hvdrun predict --help");
   CHECK(Hvdrun().parse({"profiles", "lst"}) ==

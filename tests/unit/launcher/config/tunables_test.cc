@@ -95,7 +95,8 @@ TEST_CASE("tunables: out-of-range values are refused") {
   config::Settings s;
   s.tunables.cycle_time_ms = 0;
   CHECK_THROWS_WITH_AS(config::validate(s, "x.yaml"),
-                       "x.yaml: cycle time must be > 0 ms (params.cycle_time_ms)", hvd::ConfigError);
+                       "x.yaml: cycle time must be > 0 ms (params.cycle_time_ms)",
+                       hvd::ConfigError);
   s = {};
   s.launcher.kill_grace_seconds = -1;
   CHECK_THROWS_AS(config::validate(s, "x.yaml"), hvd::ConfigError);
