@@ -160,6 +160,8 @@ TEST_CASE("input files that are directories or missing are config errors, not bu
   expect_error({"report", dir.file("none.json")}, 3,
                "none.json: cannot open the file: No such file or directory");
   expect_error({"predict", "--train", dir.file("none.json")}, 3, "none.json: cannot read it");
+  expect_error({"--hostfile", dir.path(), "--", "/bin/true"}, 3,
+               "cannot read hostfile: it is a directory");  // was "no hosts listed"
   CHECK(fs::is_empty(dir.path()));
 }
 
