@@ -163,6 +163,10 @@ TEST_CASE("input files that are directories or missing are config errors, not bu
   expect_error({"--hostfile", dir.path(), "--", "/bin/true"}, 3,
                "cannot read hostfile: it is a directory");  // was "no hosts listed"
   CHECK(fs::is_empty(dir.path()));
+  TempDir other;
+  std::ofstream(other.file("empty.json")).flush();
+  expect_error({"report", other.file("empty.json"), "-o", other.path()}, 3,
+               "empty.json: the file is empty");
 }
 
 TEST_CASE("a run that could not finish well is refused before it starts") {

@@ -236,6 +236,11 @@ Input load_input(const std::string& path) {
   }
   std::ifstream file(path);
   if (!file) throw ConfigError(str_cat(path, ": cannot open the file: ", std::strerror(errno)));
+  if (file.peek() == std::ifstream::traits_type::eof()) {
+    throw ConfigError(str_cat(path, ": the file is empty; give the file that hvd-bench --json, "
+                              "hvd-train --json, hvdrun predict --json or hvdrun preflight --json "
+                              "wrote"));
+  }
   Input in{path, "", json()};
   try {
     in.doc = json::parse(file);
