@@ -113,6 +113,8 @@ TEST_CASE("a typo gets the option it was meant to be") {
   expect_error({"sbatch", "--acount", "x", "-t", "10", "--", "/bin/true"}, 2,
                "(did you mean --account?)");
   expect_error({"profiles", "lst"}, 2, "'lst' is not a command of hvdrun profiles");
+  expect_error({"sbatch", "--profile", "perlmuter", "-t", "10", "--", "/bin/true"}, 3,
+               "unknown site profile 'perlmuter' (did you mean perlmutter?)");
 }
 
 TEST_CASE("commands without a program refuse an unknown option instead of dropping it") {

@@ -13,10 +13,6 @@ namespace hvd::launcher::cli {
 /// Every spelling of every option of `app` ("--num-proc", "-n"), option groups included.
 std::vector<std::string> option_names(const CLI::App& app);
 
-/// The name in `names` that `word` most likely misspells, or "" when none is close: at most two
-/// edits away (one for short words), or the only name that starts with `word`.
-std::string closest_name(const std::string& word, const std::vector<std::string>& names);
-
 /// "unknown option '--num-prc' (did you mean --num-proc?); see hvdrun --help", naming the
 /// option as given (an "--opt=value" by its option only) and `app`'s closest option.
 std::string unknown_option_message(const std::string& word, const CLI::App& app,

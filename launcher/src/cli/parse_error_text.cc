@@ -8,6 +8,7 @@
 
 #include "cli/option_names.h"
 #include "hvd/str_cat.h"
+#include "util/closest_name.h"
 
 namespace hvd::launcher::cli {
 namespace {
@@ -109,7 +110,7 @@ std::string parse_error_text(const CLI::ParseError& error, const CLI::App& app) 
       if (!sub->get_name().empty()) commands.push_back(sub->get_name());
     }
     const std::string& word = left.front();
-    const std::string guess = closest_name(word, commands);
+    const std::string guess = util::closest_name(word, commands);
     return str_cat("'", word, "' is not a command of ", command_name(app),
                    guess.empty() ? std::string() : str_cat(" (did you mean ", guess, "?)"), help);
   }

@@ -14,6 +14,7 @@
 #include "cli/parse_error_text.h"
 #include "cli/run_cmd.h"
 #include "hvd/error.h"
+#include "util/closest_name.h"
 
 namespace cli = hvd::launcher::cli;
 
@@ -53,13 +54,13 @@ std::string leftovers_error(const CLI::App& sub, const std::string& name) {
 TEST_CASE("option names: a typo gets the closest option, a stranger gets none") {
   const std::vector<std::string> names = {"--num-proc", "-n",      "--bind-to", "--dry-run",
                                           "--hostfile", "--hosts", "-H"};
-  CHECK(cli::closest_name("--num-prc", names) == "--num-proc");
-  CHECK(cli::closest_name("--bind-too", names) == "--bind-to");
-  CHECK(cli::closest_name("--dryrun", names) == "--dry-run");
-  CHECK(cli::closest_name("--dry", names) == "--dry-run");  // the only option it starts
-  CHECK(cli::closest_name("--host", names) == "--hosts");
-  CHECK(cli::closest_name("--bogus", names).empty());
-  CHECK(cli::closest_name("-x", names).empty());  // too short to mean anything
+  CHECK(hvd::launcher::util::closest_name("--num-prc", names) == "--num-proc");
+  CHECK(hvd::launcher::util::closest_name("--bind-too", names) == "--bind-to");
+  CHECK(hvd::launcher::util::closest_name("--dryrun", names) == "--dry-run");
+  CHECK(hvd::launcher::util::closest_name("--dry", names) == "--dry-run");  // the only option it starts
+  CHECK(hvd::launcher::util::closest_name("--host", names) == "--hosts");
+  CHECK(hvd::launcher::util::closest_name("--bogus", names).empty());
+  CHECK(hvd::launcher::util::closest_name("-x", names).empty());  // too short to mean anything
 }
 
 TEST_CASE("option names: unknown options of the run say what was meant") {
