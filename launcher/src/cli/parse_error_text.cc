@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <regex>
+#include <sstream>
 
 #include "cli/option_names.h"
 #include "hvd/str_cat.h"
@@ -97,12 +98,18 @@ std::string parse_error_text(const CLI::ParseError& error, const CLI::App& app) 
   if (std::regex_match(what, m, conversion)) return conversion_text(m[1], m[2], in) + help;
   static const std::regex range("^(\\S+): Value (.*) not in range (\\S+) to (\\S+)$");
   if (std::regex_match(what, m, range)) return range_text(m[1], m[2], m[3], m[4]) + help;
-  static const std::regex extra("^The following arguments? (?:was|were) not expected: (\\S+).*$");
+  static const std::regex extra("^The following arguments? (?:was|were) not expected: (.*)$");
   if (std::regex_match(what, m, extra)) {
-    const std::string word = m[1];
-    if (word.size() > 1 && word[0] == '-')
-      return unknown_option_message(word, in, command_name(app));
-    return str_cat("'", word, "' is not expected here", help);
+    // CLI11 lists them last first; an option among them is the likely typo.
+    std::istringstream words(m[1].str());
+    std::string word, first;
+    while (words >> word) {
+      if (first.empty()) first = word;
+      if (word.size() > 1 && word[0] == '-') {
+        return unknown_option_message(word, in, command_name(app));
+      }
+    }
+    return str_cat("'", first, "' is not expected here", help);
   }
   if (what == "A subcommand is required" && !left.empty()) {
     std::vector<std::string> commands;

@@ -14,6 +14,7 @@
 #include "files/atomic_file.h"
 #include "hvd/error.h"
 #include "cli/argv_compat.h"
+#include "cli/parse_error_text.h"
 #include "cli/run_cmd.h"
 #include "plan/batch_preview.h"
 #include "profile/profile_catalog.h"
@@ -62,7 +63,7 @@ config::RunOptions job_run_options(const SbatchOptions& o, const profile::SitePr
   try {
     app.parse(static_cast<int>(cargs.size()), cargs.data());
   } catch (const CLI::ParseError& e) {
-    throw UsageError(str_cat("--hvdrun-arg: ", e.what(), "; see hvdrun --help for hvdrun's options"));
+    throw UsageError(str_cat("--hvdrun-arg: ", parse_error_text(e, app)));
   }
   // As launch_line() passes them.
   opts.profile = profile_arg(p);

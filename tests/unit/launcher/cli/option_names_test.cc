@@ -104,6 +104,20 @@ TEST_CASE("option names: CLI11's wording becomes the option, the value and what 
         "--timeout: must be more than 0, got 0; see hvdrun report --help");
   CHECK(Hvdrun().parse({"predict", "--nodes", "0"}) ==
         "--nodes: must be from 1 to 100000, got 0; see hvdrun predict --help");
+  // hvdrun sbatch --hvdrun-arg reads them with the run's options alone, where CLI11 throws.
+  CLI::App run{"", "hvdrun"};
+  hvd::launcher::config::RunOptions opts;
+  cli::register_run_options(run, opts);
+  std::vector<std::string> args = {"hvdrun", "--num-prc", "3"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  try {
+    run.parse(static_cast<int>(argv.size()), argv.data());
+    FAIL("parsed");
+  } catch (const CLI::ParseError& e) {
+    CHECK(cli::parse_error_text(e, run) ==
+          "unknown option '--num-prc' (did you mean --num-proc?); see hvdrun --help");
+  }
   CHECK(Hvdrun().parse({"profiles", "lst"}) ==
         "'lst' is not a command of hvdrun profiles (did you mean list?); see hvdrun profiles "
         "--help");
