@@ -17,6 +17,7 @@
 #include "util/closest_name.h"
 
 namespace cli = hvd::launcher::cli;
+namespace util = hvd::launcher::util;
 
 namespace {
 
@@ -54,13 +55,13 @@ std::string leftovers_error(const CLI::App& sub, const std::string& name) {
 TEST_CASE("option names: a typo gets the closest option, a stranger gets none") {
   const std::vector<std::string> names = {"--num-proc", "-n",      "--bind-to", "--dry-run",
                                           "--hostfile", "--hosts", "-H"};
-  CHECK(hvd::launcher::util::closest_name("--num-prc", names) == "--num-proc");
-  CHECK(hvd::launcher::util::closest_name("--bind-too", names) == "--bind-to");
-  CHECK(hvd::launcher::util::closest_name("--dryrun", names) == "--dry-run");
-  CHECK(hvd::launcher::util::closest_name("--dry", names) == "--dry-run");  // the only option it starts
-  CHECK(hvd::launcher::util::closest_name("--host", names) == "--hosts");
-  CHECK(hvd::launcher::util::closest_name("--bogus", names).empty());
-  CHECK(hvd::launcher::util::closest_name("-x", names).empty());  // too short to mean anything
+  CHECK(util::closest_name("--num-prc", names) == "--num-proc");
+  CHECK(util::closest_name("--bind-too", names) == "--bind-to");
+  CHECK(util::closest_name("--dryrun", names) == "--dry-run");
+  CHECK(util::closest_name("--dry", names) == "--dry-run");  // the only option it starts
+  CHECK(util::closest_name("--host", names) == "--hosts");
+  CHECK(util::closest_name("--bogus", names).empty());
+  CHECK(util::closest_name("-x", names).empty());  // too short to mean anything
 }
 
 TEST_CASE("option names: unknown options of the run say what was meant") {
