@@ -187,3 +187,17 @@ TEST_CASE("a run that could not finish well is refused before it starts") {
                 r.err);
   CHECK(!fs::exists(ran));
 }
+
+TEST_CASE("an output that cannot be written fails first, with exit 5, and leaves nothing") {
+  TempDir dir;
+  const std::string missing = dir.file("no-such-dir/out");
+  // predict printed its whole table, then failed with exit 3.
+  expect_error({"predict", "--step-ms", "5", "--gradient-mb", "1", "--nodes", "1", "--json",
+                missing},
+               5, "cannot create a file in the folder " + dir.file("no-such-dir"));
+  expect_error({"sbatch", "--profile", "neuron", "-t", "10", "-o", dir.path(), "--", "/bin/true"},
+               5, "names a directory, not a file");
+  // preflight ran all its checks first.
+  expect_error({"preflight", "-np", "1", "--json", missing}, 5, "no-such-dir");
+  CHECK(fs::is_empty(dir.path()));
+}

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "files/atomic_file.h"
+#include "cli/output_file.h"
 #include "hvd/error.h"
 #include "predict/cost_model.h"
 #include "predict/network_fit.h"
@@ -147,6 +147,7 @@ CLI::App* register_predict(CLI::App& app, PredictOptions& o) {
 }
 
 int run_predict(const PredictOptions& o, const EnvMap& /*env*/) {
+  OutputFile json_out(o.json_file);
   const predict::Workload w = workload_of(o);
   predict::Schedule s;
   s.fusion_bytes = o.fusion_threshold_mb * 1024 * 1024;
@@ -217,7 +218,7 @@ int run_predict(const PredictOptions& o, const EnvMap& /*env*/) {
                                 {"links", notes},
                                 {"assumptions", predict::assumptions()},
                                 {"rows", rows}};
-    files::write_file_atomically(o.json_file, doc.dump(2) + "\n", 0644);
+    json_out.write_all(doc.dump(2) + "\n");
   }
   return 0;
 }

@@ -11,7 +11,7 @@
 #include "config/data_dirs.h"
 #include "config/launch_config.h"
 #include "config/tunables.h"
-#include "files/atomic_file.h"
+#include "cli/output_file.h"
 #include "hvd/error.h"
 #include "cli/argv_compat.h"
 #include "cli/parse_error_text.h"
@@ -190,7 +190,7 @@ int run_sbatch(const SbatchOptions& o, const EnvMap& env) {
       slurm::render_batch_script(request, p, read_template(template_path), template_path);
   // hvd::files: a mkstemp name beside the target, fsync, rename, directory fsync. Never a
   // predictable temporary name, which another user's symlink could point at a file of ours.
-  if (!o.output.empty()) files::write_file_atomically(o.output, script, 0755);
+  OutputFile(o.output, 0755).write_all(script);
   if (o.submit) {
     std::cout << slurm::submit_batch_script(script, env) << std::endl;
   } else if (o.output.empty()) {
