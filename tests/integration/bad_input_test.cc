@@ -201,3 +201,14 @@ TEST_CASE("an output that cannot be written fails first, with exit 5, and leaves
   expect_error({"preflight", "-np", "1", "--json", missing}, 5, "no-such-dir");
   CHECK(fs::is_empty(dir.path()));
 }
+
+TEST_CASE("an empty value is refused, not read as the option left out") {
+  // `--config-file "$CFG"` with CFG unset ran with the defaults, quietly.
+  expect_error({"-np", "1", "--config-file", "", "--", "/bin/true"}, 2,
+               "--config-file: the value is empty; give one, or leave the option out");
+  expect_error({"sbatch", "--profile", "neuron", "-t", "10", "-A", "", "--", "/bin/true"}, 2,
+               "--account: the value is empty");
+  expect_error({"predict", "--step-ms", "5", "--json", ""}, 2, "--json: the value is empty");
+  const ProcessResult ok = run(hvdrun({"-np", "1", "--", "/bin/echo", ""}));
+  CHECK(ok.exit_code == 0);  // the program's own empty arguments are its business
+}
