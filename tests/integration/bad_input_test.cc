@@ -145,6 +145,10 @@ TEST_CASE("bad flag values name the flag, exit 2, and start nothing") {
   expect_error({"sbatch", "--profile", "neuron", "-t", "10", "--signal-lead", "-5", "--",
                 "/bin/true"},
                2, "--signal-lead: must be from 1 to 65535, got -5");
+  // It hung, listing 2147483647 nodes for the script's preview.
+  expect_error({"sbatch", "--profile", "neuron", "-t", "10", "-N", "2147483647", "--",
+                "/bin/true"},
+               2, "lower -N or --ntasks-per-node");
   expect_error({"-np", "2", "--profile", "no-such-site", "--", "/bin/true"}, 3,
                "unknown site profile 'no-such-site'");
 }

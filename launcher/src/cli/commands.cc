@@ -69,8 +69,8 @@ void refuse_empty_values(const CLI::App& app) {
     if (option->get_positional() || option->get_items_expected_max() <= 0) continue;
     for (const std::string& value : option->results()) {
       if (value.empty()) {
-        throw UsageError(str_cat(option->get_name(),
-                                 ": the value is empty; give one, or leave the option out"));
+        throw UsageError(
+            str_cat(option->get_name(), ": the value is empty; give one, or leave the option out"));
       }
     }
   }
