@@ -213,6 +213,9 @@ TEST_CASE("an empty value is refused, not read as the option left out") {
   expect_error({"sbatch", "--profile", "neuron", "-t", "10", "-A", "", "--", "/bin/true"}, 2,
                "--account: the value is empty");
   expect_error({"predict", "--step-ms", "5", "--json", ""}, 2, "--json: the value is empty");
+  // It read "--" as the file's name: "--: cannot read".
+  expect_error({"-np", "1", "--config-file", "--", "/bin/true"}, 2,
+               "--config-file: its value is missing (it took the -- before the program)");
   const ProcessResult ok = run(hvdrun({"-np", "1", "--", "/bin/echo", ""}));
   CHECK(ok.exit_code == 0);  // the program's own empty arguments are its business
 }

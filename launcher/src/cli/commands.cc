@@ -61,9 +61,10 @@ void refuse_run_options_before(const CLI::App& app, const CLI::App& sub) {
 }
 
 // An empty value reads as "not given" to the commands (an empty path or name is their unset):
-// `--config-file "$CFG"` with CFG unset must not quietly run without the file. Not for
-// exec-rank, whose options hvdrun itself writes into the srun line.
-void refuse_empty_values(const CLI::App& app) {
+// `--config-file "$CFG"` with CFG unset must not quietly run without the file. Nor may an
+// option take the "--" that starts the program (`--config-file -- prog`). Not for exec-rank,
+// whose options hvdrun itself writes into the srun line.
+void refuse_missing_values(const CLI::App& app) {
   if (app.get_name() == "exec-rank") return;
   for (const CLI::Option* option : app.get_options()) {
     if (option->get_positional() || option->get_items_expected_max() <= 0) continue;
@@ -72,15 +73,20 @@ void refuse_empty_values(const CLI::App& app) {
         throw UsageError(
             str_cat(option->get_name(), ": the value is empty; give one, or leave the option out"));
       }
+      if (value == "--") {
+        throw UsageError(str_cat(option->get_name(),
+                                 ": its value is missing (it took the -- before the program); "
+                                 "give it one"));
+      }
     }
   }
   for (const CLI::App* sub : app.get_subcommands({})) {
-    if (sub->get_name().empty() || sub->parsed()) refuse_empty_values(*sub);  // groups too
+    if (sub->get_name().empty() || sub->parsed()) refuse_missing_values(*sub);  // groups too
   }
 }
 
 int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
-  refuse_empty_values(app);
+  refuse_missing_values(app);
   for (const CLI::App* sub : {c.exec_rank_cmd, c.sbatch_cmd, c.profiles_cmd, c.report_cmd,
                               c.predict_cmd, c.preflight_cmd}) {
     if (*sub) refuse_run_options_before(app, *sub);

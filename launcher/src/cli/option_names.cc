@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "cli/argv_compat.h"
 #include "hvd/str_cat.h"
 #include "util/closest_name.h"
 
@@ -26,6 +27,10 @@ void collect(const CLI::App& app, std::vector<std::string>& names) {
 std::vector<std::string> option_names(const CLI::App& app) {
   std::vector<std::string> names;
   collect(app, names);
+  // horovodrun's spellings too, so that --np gets "did you mean -np?".
+  for (const auto& [alias, option] : horovodrun_aliases()) {
+    if (std::find(names.begin(), names.end(), option) != names.end()) names.push_back(alias);
+  }
   return names;
 }
 

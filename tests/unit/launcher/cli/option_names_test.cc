@@ -71,6 +71,8 @@ TEST_CASE("option names: unknown options of the run say what was meant") {
                        "unknown option '--num-prc' (did you mean --num-proc?); see hvdrun --help "
                        "(put the program after --)",
                        hvd::UsageError);
+  CHECK(cli::unknown_option_message("--np", h.app, "hvdrun") ==
+        "unknown option '--np' (did you mean -np?); see hvdrun --help");
 }
 
 TEST_CASE("option names: commands without a program drop no typo quietly") {
