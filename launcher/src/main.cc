@@ -12,25 +12,11 @@
 #include "cli/argv_compat.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/parse_error_text.h"
 #include "cli/run_cmd.h"
 #include "exec/fd_limit.h"
 
 using namespace hvd::launcher;
-
-namespace {
-
-// "hvdrun sbatch --help" when the error is in a subcommand's options: their help is there.
-std::string help_hint(const CLI::App& app) {
-  std::string hint = "hvdrun";
-  const CLI::App* at = &app;
-  while (!at->get_subcommands().empty()) {
-    at = at->get_subcommands().front();
-    hint += " " + at->get_name();
-  }
-  return hint + " --help";
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   exec::raise_fd_limit();  // the store holds a connection per rank; children get theirs back
@@ -56,7 +42,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "hvdrun: error: " << e.what() << "; see " << help_hint(app) << std::endl;
+    std::cerr << "hvdrun: error: " << cli::parse_error_text(e, app) << std::endl;
     return cli::kExitUsage;
   } catch (const hvd::Error& e) {
     std::cerr << "hvdrun: error: " << e.what() << std::endl;

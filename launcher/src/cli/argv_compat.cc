@@ -8,15 +8,12 @@
 #include "hvd/str_cat.h"
 
 namespace hvd::launcher::cli {
-namespace {
 
-const std::map<std::string, std::string>& aliases() {
+const std::map<std::string, std::string>& horovodrun_aliases() {
   static const std::map<std::string, std::string> table = {
       {"-np", "--num-proc"}, {"-cb", "--check-build"}, {"-hostfile", "--hostfile"}};
   return table;
 }
-
-}  // namespace
 
 std::vector<std::string> normalize_horovodrun_args(const std::vector<std::string>& args,
                                                    const std::set<std::string>& takes_value,
@@ -45,7 +42,7 @@ std::vector<std::string> normalize_horovodrun_args(const std::vector<std::string
       --i;
       continue;
     }
-    if (const auto alias = aliases().find(name); alias != aliases().end()) {
+    if (const auto alias = horovodrun_aliases().find(name); alias != horovodrun_aliases().end()) {
       word = alias->second + (eq == std::string::npos ? "" : word.substr(eq));
     }
     const std::string canonical = word.substr(0, word.find('='));

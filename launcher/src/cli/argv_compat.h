@@ -4,11 +4,15 @@
 // CLI11 reads as bundles of short flags. These are rewritten to their long forms before parsing,
 // but only in hvdrun's own part of the command line: nothing from the program onwards changes.
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace hvd::launcher::cli {
+
+/// horovodrun's single-dash spellings and the long options they stand for.
+const std::map<std::string, std::string>& horovodrun_aliases();
 
 /// Rewrites -np, -cb and -hostfile (also as -np=4) to --num-proc, --check-build and --hostfile.
 /// horovodrun's options that hvdrun lacks (cli/horovodrun_only.h) are dropped, with their

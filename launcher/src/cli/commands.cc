@@ -60,7 +60,33 @@ void refuse_run_options_before(const CLI::App& app, const CLI::App& sub) {
                            name, " would not see: ", where));
 }
 
+// An empty value reads as "not given" to the commands (an empty path or name is their unset):
+// `--config-file "$CFG"` with CFG unset must not quietly run without the file. Nor may an
+// option take the "--" that starts the program (`--config-file -- prog`). Not for exec-rank,
+// whose options hvdrun itself writes into the srun line.
+void refuse_missing_values(const CLI::App& app) {
+  if (app.get_name() == "exec-rank") return;
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_positional() || option->get_items_expected_max() <= 0) continue;
+    for (const std::string& value : option->results()) {
+      if (value.empty()) {
+        throw UsageError(
+            str_cat(option->get_name(), ": the value is empty; give one, or leave the option out"));
+      }
+      if (value == "--") {
+        throw UsageError(str_cat(option->get_name(),
+                                 ": its value is missing (it took the -- before the program); "
+                                 "give it one"));
+      }
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_name().empty() || sub->parsed()) refuse_missing_values(*sub);  // groups too
+  }
+}
+
 int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
+  refuse_missing_values(app);
   for (const CLI::App* sub : {c.exec_rank_cmd, c.sbatch_cmd, c.profiles_cmd, c.report_cmd,
                               c.predict_cmd, c.preflight_cmd}) {
     if (*sub) refuse_run_options_before(app, *sub);
@@ -73,11 +99,27 @@ int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
     c.sbatch.command = take_command(*c.sbatch_cmd, app);
     return run_sbatch(c.sbatch, env);
   }
-  if (*c.profiles_cmd) return run_profiles_command(*c.profiles_cmd, env);
-  if (*c.report_cmd) return run_report(c.report, env);
-  if (*c.predict_cmd) return run_predict(c.predict, env);
-  if (*c.preflight_cmd) return run_preflight(c.preflight, env);
-  c.run.command = take_command(app.remaining());
+  // These take no program: a word CLI11 left over is a typo, never to be dropped quietly.
+  if (*c.profiles_cmd) {
+    refuse_leftovers(*c.profiles_cmd, "hvdrun profiles");
+    for (const CLI::App* sub : c.profiles_cmd->get_subcommands()) {
+      refuse_leftovers(*sub, "hvdrun profiles " + sub->get_name());
+    }
+    return run_profiles_command(*c.profiles_cmd, env);
+  }
+  if (*c.report_cmd) {
+    refuse_leftovers(*c.report_cmd, "hvdrun report");
+    return run_report(c.report, env);
+  }
+  if (*c.predict_cmd) {
+    refuse_leftovers(*c.predict_cmd, "hvdrun predict");
+    return run_predict(c.predict, env);
+  }
+  if (*c.preflight_cmd) {
+    refuse_leftovers(*c.preflight_cmd, "hvdrun preflight");
+    return run_preflight(c.preflight, env);
+  }
+  c.run.command = take_command(app.remaining(), app);
   if (c.run.check_build) return run_check_build(c.run.json, env);
   return run_command(c.run, env);
 }

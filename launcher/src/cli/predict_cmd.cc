@@ -2,13 +2,16 @@
 #include "cli/predict_cmd.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
-#include "files/atomic_file.h"
+#include "cli/output_file.h"
 #include "hvd/error.h"
 #include "predict/cost_model.h"
 #include "predict/network_fit.h"
@@ -17,12 +20,18 @@ namespace hvd::launcher::cli {
 namespace {
 
 nlohmann::json read_json(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {  // reading one throws a bare ios failure
+    throw ConfigError(str_cat(path, ": is a directory, not a --json file"));
+  }
   std::ifstream in(path);
-  if (!in) throw ConfigError(str_cat(path, ": cannot read it"));
+  if (!in) throw ConfigError(str_cat(path, ": cannot read it: ", std::strerror(errno)));
   try {
     return nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(str_cat(path, ": not JSON: ", e.what()));
+  } catch (const std::ios_base::failure& e) {
+    throw ConfigError(str_cat(path, ": cannot read it: ", e.what()));
   }
 }
 
@@ -95,7 +104,7 @@ CLI::App* register_predict(CLI::App& app, PredictOptions& o) {
       "predict", "Predict step time and scaling efficiency at 1 to N nodes from a 1-rank run "
                  "and a measured network");
   auto* step = cmd->add_option_group("The step (from a 1-rank run)");
-  step->add_option("--train", o.train_file, "hvd-train --json of a 1-rank run")->check(CLI::ExistingFile);
+  step->add_option("--train", o.train_file, "hvd-train --json of a 1-rank run");
   step->add_option("--step-ms", o.step_ms, "Compute time of one step on one rank, ms")
       ->check(CLI::Range(1e-6, 1e9));
   step->add_option("--gradient-mb", o.gradient_mb, "Gradient bytes per step, MB (1e6)")
@@ -109,10 +118,8 @@ CLI::App* register_predict(CLI::App& app, PredictOptions& o) {
   step->add_option("--threads-per-rank", o.threads_per_rank, "Cores one rank keeps busy (1)")
       ->check(CLI::Range(1, 1000000));
   auto* net = cmd->add_option_group("The network");
-  net->add_option("--intra", o.intra_file, "hvd-bench --json run on one host (its links)")
-      ->check(CLI::ExistingFile);
-  net->add_option("--inter", o.inter_file, "hvd-bench --json run across hosts (the network)")
-      ->check(CLI::ExistingFile);
+  net->add_option("--intra", o.intra_file, "hvd-bench --json run on one host (its links)");
+  net->add_option("--inter", o.inter_file, "hvd-bench --json run across hosts (the network)");
   net->add_option("--intra-latency-us", o.intra_latency_us, "Or by hand: latency within a node")
       ->check(CLI::Range(0.0, 1e7));
   net->add_option("--intra-gbps", o.intra_gbps, "Bandwidth within a node, GB/s")
@@ -140,6 +147,7 @@ CLI::App* register_predict(CLI::App& app, PredictOptions& o) {
 }
 
 int run_predict(const PredictOptions& o, const EnvMap& /*env*/) {
+  OutputFile json_out(o.json_file);
   const predict::Workload w = workload_of(o);
   predict::Schedule s;
   s.fusion_bytes = o.fusion_threshold_mb * 1024 * 1024;
@@ -210,7 +218,7 @@ int run_predict(const PredictOptions& o, const EnvMap& /*env*/) {
                                 {"links", notes},
                                 {"assumptions", predict::assumptions()},
                                 {"rows", rows}};
-    files::write_file_atomically(o.json_file, doc.dump(2) + "\n", 0644);
+    json_out.write_all(doc.dump(2) + "\n");
   }
   return 0;
 }

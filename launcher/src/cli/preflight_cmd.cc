@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exec/launch.h"
-#include "files/atomic_file.h"
+#include "cli/output_file.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 #include "plan/make_plan.h"
@@ -107,12 +107,20 @@ CLI::App* register_preflight(CLI::App& app, PreflightOptions& o) {
       ->check(CLI::Range(4, 1 << 30));
   sub->footer(str_cat("Exit codes: 0 done (flagged or not, without --strict); ",
                       kExitPreflightFlagged,
-                      " with --strict when something is flagged; otherwise as for a run."));
+                      " with --strict when something is flagged; 5 also when --json cannot be "
+                      "written; otherwise as for a run."));
   return sub;
 }
 
 int run_preflight(const PreflightOptions& o, const EnvMap& env) {
+  const bool sized = o.run.num_proc || !o.run.hosts.empty() || !o.run.hostfile.empty();
+  if (!sized && !slurm::in_allocation(env) && o.run.launcher != "slurm") {
+    throw UsageError(
+        "hvdrun preflight: -np is required outside a Slurm allocation: how many ranks to check "
+        "on this machine (e.g. hvdrun preflight -np 4)");
+  }
   const profile::SiteProfile profile = profile::resolve_profile(o.run.profile, env);
+  OutputFile json_out(o.json_file);  // a --json that cannot be written fails before the checks
   ReportDir dir(env);
   config::RunOptions run = o.run;
   run.command = rank_command(o, dir.report(), profile.nics);
@@ -129,9 +137,7 @@ int run_preflight(const PreflightOptions& o, const EnvMap& env) {
   if (!verdict.flagged_hosts.empty()) {
     std::cout << "--exclude=" << slurm::compress_hostlist(verdict.flagged_hosts) << std::endl;
   }
-  if (!o.json_file.empty()) {
-    files::write_file_atomically(o.json_file, preflight::to_json(verdict).dump(2) + "\n");
-  }
+  if (!o.json_file.empty()) json_out.write_all(preflight::to_json(verdict).dump(2) + "\n");
   return o.strict && verdict.anything_flagged() ? kExitPreflightFlagged : 0;
 }
 

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <set>
 
+#include "cli/option_names.h"
 #include "exec/launch.h"
 #include "hvd/error.h"
 #include "plan/make_plan.h"
@@ -116,22 +117,33 @@ std::set<std::string> options_taking_value(const CLI::App& app) {
 }
 
 std::vector<std::string> take_command(const std::vector<std::string>& remaining,
-                                      const std::string& command_name) {
+                                      const CLI::App& owner, const std::string& command_name) {
   if (remaining.empty()) return {};
   if (remaining.front() == "--") return {remaining.begin() + 1, remaining.end()};
   const std::string& first = remaining.front();
   if (first.size() > 1 && first[0] == '-') {
     throw UsageError(
-        str_cat("unknown option '", first, "'; see ", command_name,
-                " --help (put the program after --)"));
+        str_cat(unknown_option_message(first, owner, command_name), " (put the program after --)"));
   }
   return remaining;
 }
 
 std::vector<std::string> take_command(const CLI::App& sub, const CLI::App& app) {
   if (!sub.parsed()) return {};
-  std::vector<std::string> command = take_command(sub.remaining(), "hvdrun " + sub.get_name());
+  std::vector<std::string> command =
+      take_command(sub.remaining(), sub, "hvdrun " + sub.get_name());
   return command.empty() ? app.remaining() : command;
+}
+
+void refuse_leftovers(const CLI::App& sub, const std::string& command_name) {
+  const std::vector<std::string> left = sub.remaining();
+  if (left.empty()) return;
+  const std::string& first = left.front() == "--" && left.size() > 1 ? left[1] : left.front();
+  if (first.size() > 1 && first[0] == '-') {
+    throw UsageError(unknown_option_message(first, sub, command_name));
+  }
+  throw UsageError(str_cat(command_name, " takes no program or other words: '", first,
+                           "' is not expected; see ", command_name, " --help"));
 }
 
 int run_command(const config::RunOptions& opts, const EnvMap& env) {

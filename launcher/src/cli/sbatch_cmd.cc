@@ -11,9 +11,10 @@
 #include "config/data_dirs.h"
 #include "config/launch_config.h"
 #include "config/tunables.h"
-#include "files/atomic_file.h"
+#include "cli/output_file.h"
 #include "hvd/error.h"
 #include "cli/argv_compat.h"
+#include "cli/parse_error_text.h"
 #include "cli/run_cmd.h"
 #include "plan/batch_preview.h"
 #include "profile/profile_catalog.h"
@@ -62,7 +63,7 @@ config::RunOptions job_run_options(const SbatchOptions& o, const profile::SitePr
   try {
     app.parse(static_cast<int>(cargs.size()), cargs.data());
   } catch (const CLI::ParseError& e) {
-    throw UsageError(str_cat("--hvdrun-arg: ", e.what(), "; see hvdrun --help for hvdrun's options"));
+    throw UsageError(str_cat("--hvdrun-arg: ", parse_error_text(e, app)));
   }
   // As launch_line() passes them.
   opts.profile = profile_arg(p);
@@ -117,11 +118,16 @@ CLI::App* register_sbatch(CLI::App& app, SbatchOptions& o) {
   cmd->add_option("-p,--partition", r.partition, "Partition (default: the profile's)");
   cmd->add_option("-q,--qos", r.qos, "QOS (default: the profile's)");
   cmd->add_option("-J,--job-name", r.job_name, "Job name (hvdrun)");
-  cmd->add_option("--gpus-per-node", r.gpus_per_node, "GPUs per node (default: all of a node's)");
-  cmd->add_option("--ntasks-per-node", r.ntasks_per_node, "Ranks per node (default: one per GPU)");
+  // Their "not given" values (-1, 0) must not be reachable by hand: --ntasks-per-node 0 quietly
+  // meant the profile's default, and --signal-lead -5 no signal at all.
+  cmd->add_option("--gpus-per-node", r.gpus_per_node, "GPUs per node (default: all of a node's)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--ntasks-per-node", r.ntasks_per_node, "Ranks per node (default: one per GPU)")
+      ->check(CLI::Range(1, 100000));
   cmd->add_option("--log", r.log_file, "Job output file (hvdrun-%j.out)");
   cmd->add_option("--signal-lead", r.signal_lead_seconds,
-                  "Ask Slurm for a preemption signal this many seconds before the end");
+                  "Ask Slurm for a preemption signal this many seconds before the end")
+      ->check(CLI::Range(1, 65535));  // Slurm's --signal takes at most 65535 s
   cmd->add_option("--preempt-signal", r.preempt_signal, "That signal: USR1 or USR2 (USR2)")
       ->check(CLI::IsMember({"USR1", "USR2"}));
   cmd->add_flag("--requeue-on-signal", r.requeue_on_signal,
@@ -184,7 +190,7 @@ int run_sbatch(const SbatchOptions& o, const EnvMap& env) {
       slurm::render_batch_script(request, p, read_template(template_path), template_path);
   // hvd::files: a mkstemp name beside the target, fsync, rename, directory fsync. Never a
   // predictable temporary name, which another user's symlink could point at a file of ours.
-  if (!o.output.empty()) files::write_file_atomically(o.output, script, 0755);
+  OutputFile(o.output, 0755).write_all(script);
   if (o.submit) {
     std::cout << slurm::submit_batch_script(script, env) << std::endl;
   } else if (o.output.empty()) {

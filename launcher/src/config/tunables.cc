@@ -2,6 +2,7 @@
 #include "config/tunables.h"
 
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <string_view>
 
@@ -24,14 +25,69 @@ bool one_of(const std::string& value, const std::array<std::string_view, N>& all
   return false;
 }
 
+// One bound on a number, with every name it goes by, so that the error names the one the user
+// wrote: the config file's key, the HOROVOD_* variable or the flag.
+struct Bound {
+  const char* what;
+  const char* key;   // in a config file
+  const char* env;   // nullptr: no variable sets it
+  const char* flag;
+  bool zero_ok;      // >= 0 rather than > 0
+  const char* unit;
+};
+
+constexpr Bound kFusionBound{"fusion threshold", "params.fusion_threshold_mb",
+                             env::kFusionThreshold, "--fusion-threshold-mb", true, " MB"};
+constexpr Bound kCycleBound{"cycle time", "params.cycle_time_ms", env::kCycleTime,
+                            "--cycle-time-ms", false, " ms"};
+constexpr Bound kCacheBound{"cache capacity", "params.cache_capacity", env::kCacheCapacity,
+                            "--cache-capacity", true, ""};
+constexpr Bound kStallWarningBound{"stall check warning time", "stall_check.warning_time_seconds",
+                                   env::kStallCheckTime, "--stall-check-warning-time-seconds",
+                                   false, " seconds"};
+constexpr Bound kStallShutdownBound{"stall check shutdown time",
+                                    "stall_check.shutdown_time_seconds", env::kStallShutdownTime,
+                                    "--stall-check-shutdown-time-seconds", true, " seconds"};
+constexpr Bound kKillGraceBound{"kill grace", "launcher.kill_grace_seconds", nullptr,
+                                "--kill-grace-seconds", true, " seconds"};
+constexpr Bound kMaxRestartsBound{"max restarts", "launcher.max_restarts", nullptr,
+                                  "--max-restarts", true, ""};
+constexpr Bound kCheckpointGraceBound{"checkpoint grace", "launcher.checkpoint_grace_seconds",
+                                      nullptr, "--checkpoint-grace-seconds", true, " seconds"};
+
+bool within(double v, const Bound& b) { return std::isfinite(v) && (b.zero_ok ? v >= 0 : v > 0); }
+
+std::string rule(const Bound& b) {
+  return str_cat(b.what, " must be ", b.zero_ok ? ">= 0" : "> 0", b.unit);
+}
+
+// A value read from a config file, checked where the file's line is still known.
+double checked(double v, const Bound& b, const std::string& file, const YAML::Node& n) {
+  if (!within(v, b)) {
+    throw ConfigError(str_cat(where(file, n), ": ", b.key, ": ", rule(b), ", got '", n.Scalar(),
+                              "'"));
+  }
+  return v;
+}
+
+bool is_log_level(std::string level) {
+  for (char& c : level) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return one_of(level, kLogLevels);
+}
+
 void apply_params(Tunables& t, const YAML::Node& node, const std::string& file) {
   check_keys(file, node, "params",
              {"fusion_threshold_mb", "cycle_time_ms", "cache_capacity", "hierarchical_allreduce"});
   if (auto n = node["fusion_threshold_mb"]) {
-    t.fusion_threshold_mb = as_double(file, n, "params.fusion_threshold_mb");
+    t.fusion_threshold_mb = checked(as_double(file, n, kFusionBound.key), kFusionBound, file, n);
   }
-  if (auto n = node["cycle_time_ms"]) t.cycle_time_ms = as_double(file, n, "params.cycle_time_ms");
-  if (auto n = node["cache_capacity"]) t.cache_capacity = as_int(file, n, "params.cache_capacity");
+  if (auto n = node["cycle_time_ms"]) {
+    t.cycle_time_ms = checked(as_double(file, n, kCycleBound.key), kCycleBound, file, n);
+  }
+  if (auto n = node["cache_capacity"]) {
+    t.cache_capacity =
+        static_cast<int>(checked(as_int(file, n, kCacheBound.key), kCacheBound, file, n));
+  }
   if (auto n = node["hierarchical_allreduce"]) {
     t.hierarchical_allreduce = as_bool(file, n, "params.hierarchical_allreduce");
   }
@@ -48,10 +104,12 @@ void apply_stall_check(Tunables& t, const YAML::Node& node, const std::string& f
              {"enabled", "warning_time_seconds", "shutdown_time_seconds"});
   if (auto n = node["enabled"]) t.stall_check_enabled = as_bool(file, n, "stall_check.enabled");
   if (auto n = node["warning_time_seconds"]) {
-    t.stall_warning_seconds = as_double(file, n, "stall_check.warning_time_seconds");
+    t.stall_warning_seconds =
+        checked(as_double(file, n, kStallWarningBound.key), kStallWarningBound, file, n);
   }
   if (auto n = node["shutdown_time_seconds"]) {
-    t.stall_shutdown_seconds = as_double(file, n, "stall_check.shutdown_time_seconds");
+    t.stall_shutdown_seconds =
+        checked(as_double(file, n, kStallShutdownBound.key), kStallShutdownBound, file, n);
   }
 }
 
@@ -71,11 +129,16 @@ void apply_launcher(LauncherSettings& l, const YAML::Node& node, const std::stri
                                            "bind_to", "horovod_compat", "checkpoint_grace_seconds",
                                            "requeue_on_signal"});
   if (auto n = node["kill_grace_seconds"]) {
-    l.kill_grace_seconds = as_int(file, n, "launcher.kill_grace_seconds");
+    l.kill_grace_seconds =
+        static_cast<int>(checked(as_int(file, n, kKillGraceBound.key), kKillGraceBound, file, n));
   }
-  if (auto n = node["max_restarts"]) l.max_restarts = as_int(file, n, "launcher.max_restarts");
+  if (auto n = node["max_restarts"]) {
+    l.max_restarts = static_cast<int>(
+        checked(as_int(file, n, kMaxRestartsBound.key), kMaxRestartsBound, file, n));
+  }
   if (auto n = node["checkpoint_grace_seconds"]) {
-    l.checkpoint_grace_seconds = as_int(file, n, "launcher.checkpoint_grace_seconds");
+    l.checkpoint_grace_seconds = static_cast<int>(checked(
+        as_int(file, n, kCheckpointGraceBound.key), kCheckpointGraceBound, file, n));
   }
   if (auto n = node["requeue_on_signal"]) {
     l.requeue_on_signal = as_bool(file, n, "launcher.requeue_on_signal");
@@ -112,15 +175,32 @@ void apply_yaml(Settings& settings, const YAML::Node& root, const std::string& f
 
 void validate(const Settings& s, const std::string& origin) {
   const Tunables& t = s.tunables;
-  auto fail = [&](const std::string& what) { throw ConfigError(str_cat(origin, ": ", what)); };
-  if (!(t.fusion_threshold_mb >= 0)) fail("fusion threshold must be >= 0 MB");
-  if (!(t.cycle_time_ms > 0)) fail("cycle time must be > 0 ms");
-  if (t.cache_capacity < 0) fail("cache capacity must be >= 0");
-  if (!(t.stall_warning_seconds > 0)) fail("stall check warning time must be > 0 seconds");
-  if (!(t.stall_shutdown_seconds >= 0)) fail("stall check shutdown time must be >= 0 seconds");
-  if (s.launcher.kill_grace_seconds < 0) fail("kill grace must be >= 0 seconds");
-  if (s.launcher.max_restarts < 0) fail("max restarts must be >= 0");
-  if (s.launcher.checkpoint_grace_seconds < 0) fail("checkpoint grace must be >= 0 seconds");
+  const bool from_env = origin == "environment";
+  const bool from_flags = origin == "command line";
+  // The setting by the name the user gave it; a bad flag is a usage error (exit 2).
+  auto fail = [&](const Bound& b) {
+    if (from_flags) throw UsageError(str_cat(b.flag, ": ", rule(b)));
+    const std::string name = from_env ? (b.env != nullptr ? b.env : "") : b.key;
+    throw ConfigError(str_cat(origin, ": ", rule(b), name.empty() ? "" : str_cat(" (", name, ")"),
+                              from_env ? "; fix or unset it" : ""));
+  };
+  if (!within(t.fusion_threshold_mb, kFusionBound)) fail(kFusionBound);
+  if (!within(t.cycle_time_ms, kCycleBound)) fail(kCycleBound);
+  if (!within(t.cache_capacity, kCacheBound)) fail(kCacheBound);
+  if (!within(t.stall_warning_seconds, kStallWarningBound)) fail(kStallWarningBound);
+  if (!within(t.stall_shutdown_seconds, kStallShutdownBound)) fail(kStallShutdownBound);
+  if (!within(s.launcher.kill_grace_seconds, kKillGraceBound)) fail(kKillGraceBound);
+  if (!within(s.launcher.max_restarts, kMaxRestartsBound)) fail(kMaxRestartsBound);
+  if (!within(s.launcher.checkpoint_grace_seconds, kCheckpointGraceBound)) {
+    fail(kCheckpointGraceBound);
+  }
+  if (!is_log_level(t.log_level)) {
+    const std::string text = str_cat("log level '", t.log_level,
+                                     "' is not one of trace, debug, info, warning, error, fatal");
+    if (from_flags) throw UsageError(str_cat("--log-level: ", text));
+    throw ConfigError(
+        str_cat(origin, ": ", text, from_env ? str_cat(" (", env::kLogLevel, ")") : ""));
+  }
 }
 
 std::map<std::string, std::string> tunables_env(const Tunables& t) {

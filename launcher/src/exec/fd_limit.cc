@@ -3,6 +3,8 @@
 
 #include <sys/resource.h>
 
+#include "hvd/error.h"
+
 namespace hvd::launcher::exec {
 namespace {
 
@@ -20,6 +22,19 @@ void raise_fd_limit() noexcept {
   if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return;
   g_original = original;
   g_raised = true;
+}
+
+void require_fds_for_ranks(int ranks, int per_rank) {
+  // hvdrun's own: standard streams, the store's listener and thread, the guard, the signalfd.
+  constexpr rlim_t kReserve = 64;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
+  const rlim_t needed = static_cast<rlim_t>(ranks) * static_cast<rlim_t>(per_rank) + kReserve;
+  if (needed <= limit.rlim_cur) return;
+  throw LaunchError(str_cat("-np ", ranks,
+                            ": starting that many ranks on this machine takes about ", needed,
+                            " open files in hvdrun, over its limit of ", limit.rlim_cur,
+                            " (ulimit -Hn); start fewer ranks, or raise the limit"));
 }
 
 void restore_fd_limit_in_child() noexcept {

@@ -16,6 +16,11 @@ namespace hvd::launcher::exec {
 /// limit. Best effort: a failure leaves the limit as it was.
 void raise_fd_limit() noexcept;
 
+/// Throws LaunchError when `ranks` local ranks, each holding `per_rank` descriptors in
+/// hvdrun, cannot fit under its descriptor limit: said at once, rather than after forking
+/// for minutes and failing at a pipe halfway through.
+void require_fds_for_ranks(int ranks, int per_rank);
+
 /// In a child between fork and exec: puts back the soft limit that raise_fd_limit() found
 /// (nothing if it was not called). Async-signal-safe (one setrlimit).
 void restore_fd_limit_in_child() noexcept;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "auth/run_secret.h"
+#include "exec/fd_limit.h"
 #include "exec/guard.h"
 #include "exec/output_router.h"
 #include "exec/requeue.h"
@@ -118,6 +119,12 @@ RunOutcome run_attempt(plan::LaunchPlan& plan, const EnvMap& env, Guard& guard,
 
 int launch(plan::LaunchPlan plan, const EnvMap& env) {
   plan::complete_for_launch(plan, env);
+  if (plan.mode == plan::Mode::kLocal) {
+    // Per rank: the read ends of its stdout, stderr and exec-status pipes, its connection to
+    // the store, and with --output-filename its two log files.
+    require_fds_for_ranks(plan.size, plan.output_dir.empty() ? 4 : 6);
+  }
+  require_timeline_folder(plan.settings.tunables);
   block_forwarded_signals();  // before the store's thread starts: it inherits the mask
   Guard guard = Guard::start();  // before any thread, too (exec/guard.h)
   // One router for all attempts: each rank keeps one stream (and one log file) across restarts.

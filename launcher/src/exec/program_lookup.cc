@@ -23,9 +23,13 @@ bool is_executable_file(const std::string& path) {
 void check_explicit_path(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
-    throw LaunchError(str_cat("program '", path, "' cannot be used: ", std::strerror(errno)));
+    throw LaunchError(str_cat("program '", path, "' cannot be used: ", std::strerror(errno),
+                              "; check the path of the program after --"));
   }
-  if (S_ISDIR(st.st_mode)) throw LaunchError(str_cat("program '", path, "' is a directory"));
+  if (S_ISDIR(st.st_mode)) {
+    throw LaunchError(
+        str_cat("program '", path, "' is a directory; put the program to run after --"));
+  }
   if (!S_ISREG(st.st_mode) || access(path.c_str(), X_OK) != 0) {
     throw LaunchError(str_cat("program '", path,
                               "' is not executable; chmod +x it or run it through its "
@@ -44,7 +48,8 @@ std::string resolve_program(const std::string& name, const EnvMap& env) {
   }
   if (std::optional<std::string> found = find_in_path(name, env)) return *found;
   throw LaunchError(str_cat("program '", name, "' was not found in PATH (",
-                            env_string(env, "PATH", kDefaultPath), ")"));
+                            env_string(env, "PATH", kDefaultPath),
+                            "); check its spelling, or give its path (./", name, ")"));
 }
 
 std::optional<std::string> find_in_path(const std::string& name, const EnvMap& env) {

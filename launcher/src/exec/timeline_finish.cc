@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "exec/timeline_finish.h"
 
+#include <filesystem>
 #include <iostream>
 
 #include "core/timeline_merge.h"
@@ -15,6 +16,17 @@ std::string timeline_attempt_path(const std::string& base, int attempt) {
                     base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0;
   const std::string stem = json ? base.substr(0, base.size() - suffix.size()) : base;
   return str_cat(stem, ".attempt-", attempt, json ? suffix : "");
+}
+
+void require_timeline_folder(const config::Tunables& tunables) {
+  const std::string& base = tunables.timeline_filename;
+  if (base.empty()) return;
+  const std::filesystem::path folder = std::filesystem::path(base).parent_path();
+  std::error_code ec;
+  if (folder.empty() || std::filesystem::is_directory(folder, ec)) return;
+  throw UsageError(str_cat("timeline file ", base, " (--timeline-filename): its folder ",
+                           folder.string(),
+                           " does not exist; create it first or name a file in another one"));
 }
 
 void finish_timeline(const config::Tunables& tunables, int ranks, std::optional<int> attempt) {

@@ -15,6 +15,10 @@ namespace hvd::launcher::exec {
 /// (".json" kept last so that viewers still recognise it). The last attempt's is `base` itself.
 std::string timeline_attempt_path(const std::string& base, int attempt);
 
+/// Throws UsageError when the timeline's folder does not exist: found out only at the end, the
+/// job's whole trace was lost with a warning.
+void require_timeline_folder(const config::Tunables& tunables);
+
 /// Merges the rank files of `tunables.timeline_filename` for `ranks` ranks into that file, or
 /// into timeline_attempt_path() for an attempt about to be restarted (its ranks' files are
 /// rewritten by the next attempt); says on stderr what it merged and which ranks left no

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -85,15 +86,22 @@ std::vector<HostSlots> parse_hostfile_text(const std::string& text, const std::s
     if (!rest.empty() || h.slots < 1 || !valid_host_name(h.name) ||
         h.name.find(':') != std::string::npos) {
       throw ConfigError(
-          str_cat(path, ":", number, ": '", line, "' is not 'host slots=N', 'host:N' or 'host'"));
+          str_cat(path, ":", number, ": '", line,
+                  "' is not 'host slots=N', 'host:N' or 'host' (N from 1 to 999999); fix the line"));
     }
     hosts.push_back(h);
   }
-  if (hosts.empty()) throw ConfigError(str_cat(path, ": no hosts listed"));
+  if (hosts.empty()) {
+    throw ConfigError(str_cat(path, ": no hosts listed; add a line such as 'localhost slots=4'"));
+  }
   return hosts;
 }
 
 std::vector<HostSlots> parse_hostfile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {  // it reads as empty: "no hosts listed"
+    throw ConfigError(str_cat(path, ": cannot read hostfile: it is a directory"));
+  }
   std::ifstream in(path);
   if (!in) throw ConfigError(str_cat(path, ": cannot read hostfile: ", std::strerror(errno)));
   std::ostringstream text;

@@ -56,7 +56,14 @@ MachineFacts this_machine(const EnvMap& env, bool horovod_compat, bool with_gpus
   return facts;
 }
 
+// A run on this machine uses no site profile, but a --profile that names none is still a
+// mistake to say, not to drop: the same command in an allocation would fail on it.
+void require_known_profile(const config::RunOptions& opts, const EnvMap& env) {
+  if (!opts.profile.empty()) static_cast<void>(profile::resolve_profile(opts.profile, env));
+}
+
 LaunchPlan local_plan(const config::RunOptions& opts, const EnvMap& env) {
+  require_known_profile(opts, env);
   const config::LaunchConfig cfg =
       config::resolve_launch_config(opts, config::defaults_file(), local::this_machine_names(), env);
   const std::string program = exec::resolve_program(cfg.command.front(), env);
@@ -77,6 +84,7 @@ LaunchPlan mpirun_plan(const config::RunOptions& opts, const EnvMap& env) {
         "--tf-config cannot be used with --mpi on this machine: mpirun gives every rank the same "
         "environment, and TF_CONFIG differs per rank");
   }
+  require_known_profile(opts, env);
   const config::LaunchConfig cfg =
       config::resolve_launch_config(opts, config::defaults_file(), local::this_machine_names(), env);
   const std::string program = exec::resolve_program(cfg.command.front(), env);

@@ -11,6 +11,7 @@
 #include "hvd/error.h"
 #include "local/host_spec.h"
 #include "profile/profile_loader.h"
+#include "util/closest_name.h"
 
 namespace hvd::launcher::profile {
 namespace {
@@ -130,7 +131,10 @@ std::string locate_profile(const std::string& name_or_path, const EnvMap& env) {
     names.push_back(e.name);
   }
   std::sort(names.begin(), names.end());
-  throw ConfigError(str_cat("unknown site profile '", name_or_path, "' (known: ", joined(names),
+  const std::string guess = util::closest_name(name_or_path, names);
+  throw ConfigError(str_cat("unknown site profile '", name_or_path, "'",
+                            guess.empty() ? "" : str_cat(" (did you mean ", guess, "?)"),
+                            " (known: ", joined(names),
                             "; searched: ", joined(profile_search_dirs(env)), ")"));
 }
 

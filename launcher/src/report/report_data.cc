@@ -2,6 +2,9 @@
 #include "report/report_data.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -227,13 +230,24 @@ PreflightLink preflight_link(const Input& in, const json& link, const std::strin
 }  // namespace
 
 Input load_input(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {  // reading one throws a bare ios failure
+    throw ConfigError(str_cat(path, ": is a directory; give the JSON files in it"));
+  }
   std::ifstream file(path);
-  if (!file) throw ConfigError(str_cat(path, ": cannot open the file"));
+  if (!file) throw ConfigError(str_cat(path, ": cannot open the file: ", std::strerror(errno)));
+  if (file.peek() == std::ifstream::traits_type::eof()) {
+    throw ConfigError(str_cat(path, ": the file is empty; give the file that hvd-bench --json, "
+                              "hvd-train --json, hvdrun predict --json or hvdrun preflight --json "
+                              "wrote"));
+  }
   Input in{path, "", json()};
   try {
     in.doc = json::parse(file);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw ConfigError(str_cat(path, ": not valid JSON (", e.what(), ")"));
+  } catch (const std::ios_base::failure& e) {
+    throw ConfigError(str_cat(path, ": cannot read the file: ", e.what()));
   }
   const auto tool = in.doc.is_object() ? in.doc.find("tool") : in.doc.end();
   in.tool = tool != in.doc.end() && tool->is_string() ? tool->get<std::string>() : "";

@@ -5,6 +5,7 @@
 
 #include <kainjow/mustache.hpp>
 
+#include "config/run_options.h"
 #include "hvd/build_config.h"
 #include "hvd/error.h"
 #include "slurm/script_text.h"
@@ -160,6 +161,13 @@ void check_batch_request(const BatchRequest& r, const profile::SiteProfile& p) {
 void check_batch_shape(const BatchRequest& r, const profile::SiteProfile& p) {
   check_request_text(r);
   if (r.nodes < 1) throw UsageError(str_cat("-N: must be at least 1, got ", r.nodes));
+  // Before anything is sized by it: the preview lists every node (-N 2147483647 hung).
+  const long long ranks = static_cast<long long>(r.nodes) * batch_tasks_per_node(r, p);
+  if (ranks > config::kMaxRanks) {
+    throw UsageError(str_cat("-N ", r.nodes, " x ", batch_tasks_per_node(r, p),
+                             " ranks per node is ", ranks, " ranks; hvdrun starts at most ",
+                             config::kMaxRanks, ": lower -N or --ntasks-per-node"));
+  }
   const int gpus = batch_gpus_per_node(r, p);
   if (r.gpus_per_node > p.gpus_per_node) {
     throw UsageError(str_cat("--gpus-per-node ", gpus, ": ", p.name, " nodes have ",

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -61,7 +62,9 @@ std::string submit_batch_script(const std::string& script, const EnvMap& env) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  const std::string said = trim(err.text());
+  // One line, as every hvdrun error: sbatch may say several ("error: ..." then "fatal: ...").
+  std::string said = trim(err.text());
+  std::replace(said.begin(), said.end(), '\n', ' ');
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     throw SchedulerError(str_cat("sbatch rejected the script: ", said.empty() ? "no message" : said));
   }

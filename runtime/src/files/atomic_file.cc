@@ -49,8 +49,10 @@ mode_t current_umask() {
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path, mode_t mode) : path_(std::move(path)), mode_(mode) {
-  if (path_.empty() || path_.back() == '/') {
-    throw ConfigError(str_cat("'", path_, "' names a directory, not a file"));
+  struct stat st {};
+  if (path_.empty() || path_.back() == '/' ||
+      (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
+    throw ConfigError(str_cat("'", path_, "' names a directory, not a file; name a file in it"));
   }
   const size_t slash = path_.rfind('/');
   const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
@@ -60,7 +62,7 @@ AtomicFile::AtomicFile(std::string path, mode_t mode) : path_(std::move(path)), 
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
   fd_ = ::mkostemp(name.data(), O_CLOEXEC);
-  if (fd_ < 0) fail("create a file beside it", path_, errno);
+  if (fd_ < 0) fail(str_cat("create a file in the folder ", parent_of(path_)), path_, errno);
   temp_.assign(name.data());
 }
 

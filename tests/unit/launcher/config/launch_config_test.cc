@@ -93,7 +93,9 @@ TEST_CASE("a HOROVOD_* value that does not parse is a config error naming the va
       config::resolve_launch_config(o, "", kNames, {{"HOROVOD_CYCLE_TIME", "fast"}}),
       "environment: HOROVOD_CYCLE_TIME='fast' is not a number; fix or unset it", hvd::ConfigError);
   CHECK_THROWS_WITH_AS(config::resolve_launch_config(o, "", kNames, {{"HOROVOD_CYCLE_TIME", "0"}}),
-                       "environment: cycle time must be > 0 ms", hvd::ConfigError);
+                       "environment: cycle time must be > 0 ms (HOROVOD_CYCLE_TIME); fix or "
+                       "unset it",
+                       hvd::ConfigError);
 }
 
 // Issue 10: `-np 2147483647 --dry-run` ended in bad_alloc, which hvdrun reports as exit 70.

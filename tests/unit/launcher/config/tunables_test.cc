@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 
 #include "config/yaml_file.h"
@@ -93,7 +94,8 @@ TEST_CASE("tunables: a second YAML document is refused, not ignored") {
 TEST_CASE("tunables: out-of-range values are refused") {
   config::Settings s;
   s.tunables.cycle_time_ms = 0;
-  CHECK_THROWS_WITH_AS(config::validate(s, "x.yaml"), "x.yaml: cycle time must be > 0 ms",
+  CHECK_THROWS_WITH_AS(config::validate(s, "x.yaml"),
+                       "x.yaml: cycle time must be > 0 ms (params.cycle_time_ms)",
                        hvd::ConfigError);
   s = {};
   s.launcher.kill_grace_seconds = -1;
@@ -101,7 +103,36 @@ TEST_CASE("tunables: out-of-range values are refused") {
   s = {};
   s.launcher.checkpoint_grace_seconds = -1;
   CHECK_THROWS_WITH_AS(config::validate(s, "x.yaml"),
-                       "x.yaml: checkpoint grace must be >= 0 seconds", hvd::ConfigError);
+                       "x.yaml: checkpoint grace must be >= 0 seconds "
+                       "(launcher.checkpoint_grace_seconds)",
+                       hvd::ConfigError);
+}
+
+TEST_CASE("tunables: a bad value in a config file names its line and key") {
+  // Checked while the file's line is known, not after merging (which only knew the file).
+  CHECK(error_of("launcher:\n  max_restarts: -2\n") ==
+        "t.yaml:2:17: launcher.max_restarts: max restarts must be >= 0, got '-2'");
+  CHECK(error_of("params:\n  cycle_time_ms: .inf\n") ==
+        "t.yaml:2:18: params.cycle_time_ms: cycle time must be > 0 ms, got '.inf'");
+}
+
+TEST_CASE("tunables: a bad flag is a usage error naming the flag") {
+  config::Settings s;
+  s.launcher.kill_grace_seconds = -5;
+  CHECK_THROWS_WITH_AS(config::validate(s, "command line"),
+                       "--kill-grace-seconds: kill grace must be >= 0 seconds", hvd::UsageError);
+  s = {};
+  s.tunables.cycle_time_ms = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH_AS(config::validate(s, "command line"),
+                       "--cycle-time-ms: cycle time must be > 0 ms", hvd::UsageError);
+  s = {};
+  s.tunables.log_level = "loud";  // --log-level took any word, and the ranks got it
+  CHECK_THROWS_WITH_AS(
+      config::validate(s, "command line"),
+      "--log-level: log level 'loud' is not one of trace, debug, info, warning, error, fatal",
+      hvd::UsageError);
+  s.tunables.log_level = "INFO";  // HOROVOD_LOG_LEVEL=INFO is how many export it
+  CHECK_NOTHROW(config::validate(s, "environment"));
 }
 
 TEST_CASE("tunables: the preemption settings of the launcher section") {

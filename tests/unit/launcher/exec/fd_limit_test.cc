@@ -10,6 +10,7 @@
 #include <string>
 
 #include "exec/rank_process.h"
+#include "hvd/error.h"
 
 namespace exec = hvd::launcher::exec;
 
@@ -48,4 +49,22 @@ TEST_CASE("fd limit: hvdrun raises its soft limit, its children get the user's b
   REQUIRE(getrlimit(RLIMIT_NOFILE, &raised) == 0);
   CHECK(raised.rlim_cur == raised.rlim_max);
   CHECK(child_soft_limit() == "512");
+}
+
+TEST_CASE("fd limit: more local ranks than descriptors is refused before any fork") {
+  // -np 100000 used to fork for minutes, fail at a pipe halfway through, and ignore Ctrl-C
+  // while it cleaned up.
+  rlimit saved{};
+  REQUIRE(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  if (saved.rlim_max != RLIM_INFINITY && saved.rlim_max < 512) return;  // no room to test
+  rlimit low = saved;
+  low.rlim_cur = 512;
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+  CHECK_NOTHROW(exec::require_fds_for_ranks(100, 4));
+  CHECK_THROWS_WITH_AS(exec::require_fds_for_ranks(1000, 4),
+                       "-np 1000: starting that many ranks on this machine takes about 4064 open "
+                       "files in hvdrun, over its limit of 512 (ulimit -Hn); start fewer ranks, "
+                       "or raise the limit",
+                       hvd::LaunchError);
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
 }

@@ -17,7 +17,8 @@ TEST_CASE("program_lookup: PATH search and explicit paths") {
   CHECK((sh == "/bin/sh" || sh == "/usr/bin/sh"));
   CHECK(resolve_program("/bin/sh", env) == "/bin/sh");
   CHECK_THROWS_WITH_AS(resolve_program("no-such-prog", env),
-                       "program 'no-such-prog' was not found in PATH (/nonexistent:/bin:/usr/bin)",
+                       "program 'no-such-prog' was not found in PATH (/nonexistent:/bin:/usr/bin); "
+                       "check its spelling, or give its path (./no-such-prog)",
                        hvd::LaunchError);
   const std::string plain = std::filesystem::temp_directory_path() / "hvd-not-executable";
   std::ofstream(plain) << "#!/bin/sh\n";

@@ -30,7 +30,8 @@ TEST_CASE("host_spec: hostfiles in horovodrun and Open MPI forms") {
   CHECK(hosts[1].slots == 2);
   CHECK(hosts[2].slots == 1);
   CHECK_THROWS_WITH_AS(local::parse_hostfile_text("node1 slots=4\nnode2 cpus=3\n", "hf"),
-                       "hf:2: 'node2 cpus=3' is not 'host slots=N', 'host:N' or 'host'",
+                       "hf:2: 'node2 cpus=3' is not 'host slots=N', 'host:N' or 'host' (N from 1 "
+                       "to 999999); fix the line",
                        hvd::ConfigError);
   CHECK_THROWS_AS(local::parse_hostfile_text("# nothing\n", "hf"), hvd::ConfigError);
   CHECK_THROWS_AS(local::parse_hostfile("/nonexistent/hostfile"), hvd::ConfigError);

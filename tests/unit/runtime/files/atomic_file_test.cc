@@ -97,3 +97,13 @@ TEST_CASE("atomic file: a missing directory is a ConfigError naming the path") {
   }
   CHECK_THROWS_AS(write_file_atomically((dir.path / "").string(), "x"), hvd::ConfigError);
 }
+
+TEST_CASE("atomic file: an existing directory is named as one, and no file is left in it") {
+  // `hvdrun sbatch -o /tmp` said "cannot rename a file onto: Is a directory" after writing.
+  TempDir dir;
+  CHECK_THROWS_WITH_AS(write_file_atomically(dir.path.string(), "x"),
+                       ("'" + dir.path.string() + "' names a directory, not a file; name a file "
+                        "in it").c_str(),
+                       hvd::ConfigError);
+  CHECK(std::filesystem::is_empty(dir.path));
+}
