@@ -16,6 +16,8 @@ import torch
 
 import horovod.torch as hvd
 from horovod.torch.compression import Compression
+from horovod.torch.elastic.sampler import ElasticSampler
+from horovod.torch.elastic.state import TorchState
 from horovod.torch.mpi_ops import Sum, allreduce
 from horovod.torch.optimizer import DistributedOptimizer
 
@@ -47,8 +49,10 @@ def main():
         for _ in range(r):  # rank-dependent scheduler state, also to be replaced by rank 0's
             scheduler.step()
     data = [torch.full((3,), float(i)) for i in range(10)]
-    sampler = hvd.elastic.ElasticSampler(data, shuffle=True, seed=4)
-    state = hvd.elastic.TorchState(model, opt, scheduler=scheduler, sampler=sampler,
+    sampler = ElasticSampler(data, shuffle=True, seed=4)
+    check(ElasticSampler is hvd.elastic.ElasticSampler and TorchState is hvd.elastic.TorchState,
+          'horovod.torch.elastic.sampler and .state are hvd.elastic')
+    state = TorchState(model, opt, scheduler=scheduler, sampler=sampler,
                                    epoch=10 * r, seen=[])
 
     @hvd.elastic.run

@@ -11,4 +11,5 @@ from hvdrun.torch import __doc__  # noqa: F401
 # allreduce, Sum`): each name is the whole API, a superset of what Horovod's module holds.
 for _sub in ('compression', 'functions', 'mpi_ops', 'optimizer', 'sync_batch_norm'):
     _sys.modules['%s.%s' % (__name__, _sub)] = _impl
-_sys.modules[__name__ + '.elastic'] = _impl.elastic
+for _sub in ('elastic', 'elastic.sampler', 'elastic.state'):
+    _sys.modules['%s.%s' % (__name__, _sub)] = _sys.modules['hvdrun.torch.' + _sub]
