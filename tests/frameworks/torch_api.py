@@ -11,7 +11,6 @@ where rounding is allowed. Prints one line per rank,
 any check failed.
 """
 import os
-import socket
 import sys
 import warnings
 
@@ -23,16 +22,7 @@ DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.
           torch.bfloat16, torch.float32, torch.float64]
 SHAPES = [(0,), (1,), (17,), (3, 5)]
 
-checks = 0
-failures = []
-
-
-def check(ok, what):
-    global checks
-    checks += 1
-    if not ok:
-        failures.append(what)
-        print('FAILED: %s' % what, file=sys.stderr, flush=True)
+from tally import check, report
 
 
 def same(got, want, what, tol=0.0):
@@ -758,9 +748,7 @@ def main():
         part(r, n)
     check_reinit()
     hvd.shutdown()
-    print('torch_api: rank %d of %d on %s checks %d failures %d'
-          % (r, n, socket.gethostname(), checks, len(failures)), flush=True)
-    return 1 if failures else 0
+    return report('torch_api', r, n)
 
 
 if __name__ == '__main__':

@@ -8,7 +8,6 @@ it from a commit, that restore() rolls back to the last commit, and that a faile
 inside run() restores and raises. Prints one line per rank,
     torch_elastic: rank R of N on HOST checks C failures F
 """
-import socket
 import sys
 import warnings
 
@@ -21,16 +20,7 @@ from horovod.torch.elastic.state import TorchState
 from horovod.torch.mpi_ops import Sum, allreduce
 from horovod.torch.optimizer import DistributedOptimizer
 
-checks = 0
-failures = []
-
-
-def check(ok, what):
-    global checks
-    checks += 1
-    if not ok:
-        failures.append(what)
-        print('FAILED: rank %d: %s' % (hvd.rank(), what), file=sys.stderr, flush=True)
+from tally import check, report
 
 
 def main():
@@ -118,9 +108,7 @@ def main():
         check(state.epoch == 7, 'run() restored the committed state on HorovodInternalError')
 
     hvd.shutdown()
-    print('torch_elastic: rank %d of %d on %s checks %d failures %d'
-          % (r, n, socket.gethostname(), checks, len(failures)), flush=True)
-    return 1 if failures else 0
+    return report('torch_elastic', r, n)
 
 
 if __name__ == '__main__':

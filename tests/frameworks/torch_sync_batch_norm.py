@@ -13,7 +13,6 @@ value compared). Prints one line per rank,
     torch_sync_batch_norm: rank R of N on HOST checks C failures F
 (check_ranks.py wants the same C on every rank) and each failed check on stderr.
 """
-import socket
 import sys
 
 import torch
@@ -21,16 +20,7 @@ import torch.nn as nn
 
 import hvdrun.torch as hvd
 
-checks = 0
-failures = []
-
-
-def check(ok, what):
-    global checks
-    checks += 1
-    if not ok:
-        failures.append(what)
-        print('FAILED: %s' % what, file=sys.stderr, flush=True)
+from tally import check, report
 
 
 def close(got, want, what, tol):
@@ -133,9 +123,7 @@ def main():
     check_errors()
     r, n = hvd.rank(), hvd.size()
     hvd.shutdown()
-    print('torch_sync_batch_norm: rank %d of %d on %s checks %d failures %d'
-          % (r, n, socket.gethostname(), checks, len(failures)), flush=True)
-    return 1 if failures else 0
+    return report('torch_sync_batch_norm', r, n)
 
 
 if __name__ == '__main__':

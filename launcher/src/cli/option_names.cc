@@ -8,25 +8,24 @@
 #include "util/closest_name.h"
 
 namespace hvd::launcher::cli {
-namespace {
-
-void collect(const CLI::App& app, std::vector<std::string>& names) {
+void for_each_option_spelling(
+    const CLI::App& app,
+    const std::function<void(const CLI::Option& option, const std::string& spelling)>& visit) {
   for (const CLI::Option* opt : app.get_options()) {
     if (opt->get_positional()) continue;
-    for (const std::string& s : opt->get_snames()) names.push_back("-" + s);
-    for (const std::string& l : opt->get_lnames()) names.push_back("--" + l);
+    for (const std::string& s : opt->get_snames()) visit(*opt, "-" + s);
+    for (const std::string& l : opt->get_lnames()) visit(*opt, "--" + l);
   }
-  // Option groups are nameless subcommands whose options get_options() leaves out.
   for (const CLI::App* group : app.get_subcommands({})) {
-    if (group->get_name().empty()) collect(*group, names);
+    if (group->get_name().empty()) for_each_option_spelling(*group, visit);
   }
 }
 
-}  // namespace
-
 std::vector<std::string> option_names(const CLI::App& app) {
   std::vector<std::string> names;
-  collect(app, names);
+  for_each_option_spelling(app, [&names](const CLI::Option&, const std::string& spelling) {
+    names.push_back(spelling);
+  });
   // horovodrun's spellings too, so that --np gets "did you mean -np?".
   for (const auto& [alias, option] : horovodrun_aliases()) {
     if (std::find(names.begin(), names.end(), option) != names.end()) names.push_back(alias);

@@ -79,8 +79,8 @@ void register_run_options(CLI::App& app, config::RunOptions& o) {
   app.add_flag("--tf-config", o.tf_config,
                "Set TF_CONFIG (TensorFlow MultiWorkerMirroredStrategy) for every rank");
   add_switch(app, "--horovod-compat", "", o.horovod_compat,
-               "Make `import horovod.torch as hvd` load hvdrun.torch in the ranks (a horovod "
-               "package on their PYTHONPATH); without it nothing named horovod is added");
+             "Make `import horovod.torch as hvd` load hvdrun.torch in the ranks (a horovod "
+             "package on their PYTHONPATH); without it nothing named horovod is added");
   app.add_option("--checkpoint-grace-seconds", o.checkpoint_grace_seconds,
                  "After SIGUSR1/SIGUSR2 (a preemption notice): SIGTERM ranks still running this "
                  "long after it (60)")
@@ -91,28 +91,14 @@ void register_run_options(CLI::App& app, config::RunOptions& o) {
   register_tunables(app, o);
 }
 
-namespace {
-
-void collect_options_taking_value(const CLI::App& app, std::set<std::string>& names) {
-  for (const CLI::Option* opt : app.get_options()) {
-    // A flag has a type size too; it is its expected count of 0 that says it takes no value.
-    if (opt->get_items_expected_max() <= 0 || opt->get_positional()) continue;
-    for (const std::string& s : opt->get_snames()) names.insert("-" + s);
-    for (const std::string& l : opt->get_lnames()) names.insert("--" + l);
-  }
-  // Option groups are nameless subcommands, and CLI11's get_options() leaves their options
-  // out: without them, "--cycle-time-ms 1 -np 2" stopped the scan at "1" and -np was never
-  // rewritten.
-  for (const CLI::App* group : app.get_subcommands({})) {
-    if (group->get_name().empty()) collect_options_taking_value(*group, names);
-  }
-}
-
-}  // namespace
-
 std::set<std::string> options_taking_value(const CLI::App& app) {
+  // Option groups' options too: without them, "--cycle-time-ms 1 -np 2" stopped the scan at "1"
+  // and -np was never rewritten.
   std::set<std::string> names;
-  collect_options_taking_value(app, names);
+  for_each_option_spelling(app, [&names](const CLI::Option& opt, const std::string& spelling) {
+    // A flag has a type size too; it is its expected count of 0 that says it takes no value.
+    if (opt.get_items_expected_max() > 0) names.insert(spelling);
+  });
   return names;
 }
 
@@ -130,8 +116,7 @@ std::vector<std::string> take_command(const std::vector<std::string>& remaining,
 
 std::vector<std::string> take_command(const CLI::App& sub, const CLI::App& app) {
   if (!sub.parsed()) return {};
-  std::vector<std::string> command =
-      take_command(sub.remaining(), sub, "hvdrun " + sub.get_name());
+  std::vector<std::string> command = take_command(sub.remaining(), sub, "hvdrun " + sub.get_name());
   return command.empty() ? app.remaining() : command;
 }
 

@@ -69,7 +69,9 @@ class ObjectState(State):
 
 
 class _Handler:
-    """Save, restore and sync of one object that is not a plain value."""
+    """Save, restore and sync of one object that is not a plain value: a model, optimizer,
+    scheduler or sampler, each saved as a copy of its state_dict(). sync() takes rank 0's
+    state_dict(); models and optimizers override it with their own broadcasts."""
 
     def __init__(self, value):
         self.value = value
@@ -79,51 +81,33 @@ class _Handler:
         self.value = value
         self.save()
 
-
-class _ModelHandler(_Handler):
     def save(self):
         self._saved = copy.deepcopy(self.value.state_dict())
 
     def restore(self):
         self.value.load_state_dict(self._saved)
 
+    def sync(self):
+        self.value.load_state_dict(broadcast_object(self.value.state_dict()))
+
+
+class _ModelHandler(_Handler):
     def sync(self):
         broadcast_parameters(self.value.state_dict(), root_rank=0)
 
 
 class _OptimizerHandler(_Handler):
-    def save(self):
-        self._saved = copy.deepcopy(self.value.state_dict())
-
-    def restore(self):
-        self.value.load_state_dict(self._saved)
-
     def sync(self):
         broadcast_optimizer_state(self.value, root_rank=0)
 
 
-class _SchedulerHandler(_OptimizerHandler):
-    def sync(self):
-        self.value.load_state_dict(broadcast_object(self.value.state_dict()))
-
-
-class _SamplerHandler(_Handler):
-    # record_batch() counts every rank's samples, so each rank's count is the job's already.
-    def save(self):
-        self._saved = copy.deepcopy(self.value.state_dict())
-
-    def restore(self):
-        self.value.load_state_dict(self._saved)
-
-    def sync(self):
-        self.value.load_state_dict(broadcast_object(self.value.state_dict()))
-
-
 def _handler_for(value):
+    # Schedulers and samplers: the base handler (record_batch() counts every rank's samples, so
+    # a sampler's own count is already the job's).
     for kind, handler in ((torch.nn.Module, _ModelHandler),
                           (torch.optim.Optimizer, _OptimizerHandler),
-                          (torch.optim.lr_scheduler._LRScheduler, _SchedulerHandler),
-                          (ElasticSampler, _SamplerHandler)):
+                          (torch.optim.lr_scheduler._LRScheduler, _Handler),
+                          (ElasticSampler, _Handler)):
         if isinstance(value, kind):
             return handler(value)
     return None

@@ -50,6 +50,17 @@ std::string forged_hello(uint32_t rank, uint32_t size, uint32_t scope_hash) {
   return std::string(reinterpret_cast<const char*>(wire), sizeof(wire));
 }
 
+// Rank 1 of 2, accepting rank 0 on its listener (scope hash 7, as forged_hello(0, 2, 7)).
+ring::LinkPlan rank1_accepting_rank0(size_t max_pending) {
+  ring::LinkPlan plan;
+  plan.rank = 1;
+  plan.size = 2;
+  plan.mine = ring::Hello{0x48564454, 1, 2, 7};
+  plan.accept_from = {0};
+  plan.max_pending = max_pending;
+  return plan;
+}
+
 uint32_t fnv1a(const std::string& s) {
   uint32_t h = 2166136261u;
   for (const char c : s) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
@@ -219,12 +230,7 @@ TEST_CASE("ring tcp: the listener binds the advertised address, not every interf
 TEST_CASE("ring tcp: a flood of silent connections past the cap does not keep the peer out") {
   const net::Fd listener = net::listen_tcp("127.0.0.1", 0);
   const uint16_t port = net::local_port(listener.get());
-  ring::LinkPlan plan;
-  plan.rank = 1;
-  plan.size = 2;
-  plan.mine = ring::Hello{0x48564454, 1, 2, 7};
-  plan.accept_from = {0};
-  plan.max_pending = 2;
+  const ring::LinkPlan plan = rank1_accepting_rank0(2);
   const auto deadline = std::chrono::steady_clock::now() + test::kLiveness;
   std::vector<net::Fd> flood;
   for (int i = 0; i < 5; ++i) flood.push_back(net::connect_tcp("127.0.0.1", port, test::kLiveness));
@@ -257,12 +263,7 @@ TEST_CASE("ring tcp: a flood of silent connections past the cap does not keep th
 TEST_CASE("ring tcp: a flood does not drop a peer that has not answered its challenge yet") {
   const net::Fd listener = net::listen_tcp("127.0.0.1", 0, 64);
   const uint16_t port = net::local_port(listener.get());
-  ring::LinkPlan plan;
-  plan.rank = 1;
-  plan.size = 2;
-  plan.mine = ring::Hello{0x48564454, 1, 2, 7};
-  plan.accept_from = {0};
-  plan.max_pending = 4;
+  ring::LinkPlan plan = rank1_accepting_rank0(4);
   plan.eviction_grace = test::kLiveness;  // the peer below is slow, however slow the machine is
   auto linked = std::async(std::launch::async, [&] {
     return ring::link_peers(listener.get(), plan, test::test_secret(),
@@ -288,8 +289,8 @@ TEST_CASE("ring tcp: a flood does not drop a peer that has not answered its chal
   std::string confirm(hvd::auth::kConfirmBytes, '\0');
   REQUIRE(net::read_exact(peer.get(), confirm.data(), confirm.size(), deadline));
   CHECK_NOTHROW(me.check_confirmation(confirm));
-  const uint32_t hello[4] = {htonl(0x48564454), htonl(0), htonl(2), htonl(7)};
-  net::write_all(peer.get(), hello, sizeof(hello));
+  const std::string hello = forged_hello(0, 2, 7);
+  net::write_all(peer.get(), hello.data(), hello.size());
   uint32_t answer[4] = {};
   REQUIRE(net::read_exact(peer.get(), answer, sizeof(answer), deadline));
   CHECK(ntohl(answer[1]) == 1);
@@ -323,8 +324,8 @@ TEST_CASE("ring tcp: a rank turned away by a peer's full listener connects again
   uint32_t hello[4] = {};
   REQUIRE(net::read_exact(again.get(), hello, sizeof(hello), deadline));
   CHECK(ntohl(hello[1]) == 0);
-  const uint32_t mine[4] = {htonl(0x48564454), htonl(1), htonl(2), htonl(7)};
-  net::write_all(again.get(), mine, sizeof(mine));
+  const std::string mine = forged_hello(1, 2, 7);
+  net::write_all(again.get(), mine.data(), mine.size());
   const ring::Links links = linked.get();
   CHECK(links.peers.count(1) == 1);
 }
