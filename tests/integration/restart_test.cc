@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -166,4 +167,27 @@ TEST_CASE("restarts: --mpi starts a new mpirun, whose ranks get the restart coun
   CHECK(count(r.err, "hvdrun: restart 1 of 1 after mpirun failed (exit 3)") == 1);
   CHECK(count(r.out, "[0]<stdout>:attempt 1 of 1") == 1);
   CHECK(count(r.out, "[1]<stdout>:attempt 1 of 1") == 1);
+}
+
+// Issue 23, finding 7: the checkpoint-notice file of a notice in a restarted attempt stayed in
+// /dev/shm after the job, named after the first attempt's run id, which no cleanup looked for.
+TEST_CASE("restarts: a notice in a restarted attempt leaves no checkpoint-notice file behind") {
+  TempDir dir;
+  const std::string said = dir.path() + "/cpfile.0";  // wait_for_files: PREFIX.*, not *.tmp
+  Subprocess p(sh_ranks(
+      1, 1,
+      "if [ \"$TORCHELASTIC_RESTART_COUNT\" = 0 ]; then exit 3; fi; trap true USR1; "
+      "echo \"$HVD_CHECKPOINT_FILE\" > " +
+          said + ".tmp && mv " + said + ".tmp " + said +
+          "; n=0; while [ ! -e \"$HVD_CHECKPOINT_FILE\" ] && [ $n -lt 400 ]; do sleep 0.05; "
+          "n=$((n+1)); done; [ -e \"$HVD_CHECKPOINT_FILE\" ]"));
+  REQUIRE(wait_for_files(dir.path(), "cpfile", 1));
+  std::string file;
+  std::ifstream(said) >> file;
+  REQUIRE(file.rfind("/dev/shm/hvd-", 0) == 0);
+  p.send(SIGUSR1);
+  const ProcessResult r = p.wait();
+  CHECK(r.exit_code == 0);  // the rank saw the file
+  CHECK(count(r.err, "restart 1 of 1") == 1);
+  CHECK_FALSE(std::filesystem::exists(file));
 }

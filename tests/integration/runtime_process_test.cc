@@ -2,6 +2,7 @@
 // libhvd in real processes under hvdrun: a dead peer, and the merged timeline.
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <map>
@@ -119,6 +120,29 @@ TEST_CASE("--timeline-filename gives one merged trace with a track group per ran
     CHECK_MESSAGE(phases.count(phase) == 0, phase);
   }
   check_tracks(trace);
+}
+
+// Issue 23, finding 3: the rank files had names anyone could predict beside a timeline in a
+// shared folder. A FIFO planted at one blocked the merge for good; another user's plain file
+// made the job fail at start (or, for a user allowed to replace it, was written over). Now the
+// names hold HVD_TIMELINE_TAG's random part, and what sits at the old names is left alone.
+TEST_CASE("--timeline-filename: files planted at the ranks' predictable names change nothing") {
+  TempDir dir;
+  const std::string base = dir.file("trace.json");
+  const std::string fifo = dir.file("trace.rank1.bin");
+  const std::string plain = dir.file("trace.rank0.bin");
+  REQUIRE(mkfifo(fifo.c_str(), 0666) == 0);
+  write_text(plain, "planted");
+  const ProcessResult r =
+      run(hvdrun({"-np", "2", "--timeline-filename", base, "--", RUNTIME_PROBE_EXE}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(r.err.find("timeline of 2 rank(s) written to " + base) != std::string::npos, r.err);
+  CHECK(r.err.find("timeline: rank") == std::string::npos);  // no rank reported missing
+  CHECK(std::filesystem::is_fifo(fifo));
+  CHECK(read_text(plain) == "planted");
+  std::set<int> pids;
+  for (const json& e : json::parse(read_text(base))) pids.insert(e.at("pid").get<int>());
+  CHECK(pids == std::set<int>{0, 1});
 }
 
 TEST_CASE("the merged timeline is valid JSON even when a rank was killed") {

@@ -12,28 +12,14 @@
 #include "hvd/str_cat.h"
 
 namespace hvd::launcher::exec {
-namespace {
 
+// 128 bits: a name nobody guesses before the file exists.
 constexpr size_t kTagBytes = 16;
-
-std::string random_tag() {
-  uint8_t bytes[kTagBytes];
-  auth::random_bytes(bytes, sizeof(bytes));
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string tag;
-  for (const uint8_t b : bytes) {
-    tag += kHex[b >> 4];
-    tag += kHex[b & 0xf];
-  }
-  return tag;
-}
-
-}  // namespace
 
 std::string checkpoint_file_path(const std::string& run_id, int rank) {
   std::string path = str_cat("/dev/shm/hvd-", run_id, "-checkpoint");
   if (rank >= 0) path = str_cat(path, ".", rank);
-  return str_cat(path, "-", random_tag());
+  return str_cat(path, "-", auth::random_hex(kTagBytes));
 }
 
 bool create_checkpoint_file(const std::string& path) noexcept {

@@ -148,7 +148,18 @@ void Guard::send(const std::string& line) {
   }
 }
 
-void Guard::watch_group(pid_t pgid) { send(str_cat("+", pgid, "\n")); }
+void announce_own_group(int registration_fd) noexcept {
+  if (registration_fd < 0) return;
+  char line[16];
+  size_t len = sizeof(line);
+  line[--len] = '\n';
+  for (pid_t pgid = getpgrp(); pgid > 0 && len > 1; pgid /= 10) {
+    line[--len] = static_cast<char>('0' + pgid % 10);
+  }
+  line[--len] = '+';
+  while (::write(registration_fd, line + len, sizeof(line) - len) < 0 && errno == EINTR) {
+  }
+}
 
 void Guard::forget_group(pid_t pgid) { send(str_cat("-", pgid, "\n")); }
 

@@ -14,10 +14,15 @@
 //    a signal to hvdrun's process group or terminal does not reach it; it gets /dev/null as
 //    stdin/stdout/stderr and closes every other descriptor, so it never holds the user's pipes
 //    open (`hvdrun ... | tee` ends when hvdrun does).
-//  - hvdrun writes one short line per event to a pipe: "+PGID" when it starts a rank (each leads
-//    its own group), "-PGID" when the rank has exited and its group was killed, "sRUNID" for the
-//    run's /dev/shm segments. Lines are shorter than PIPE_BUF, so each write is atomic, and the
-//    write end is non-blocking: a stopped guard can never stall hvdrun.
+//  - One short line per event goes down a pipe: "+PGID" from a rank itself, between fork and
+//    exec (each rank leads its own group), "-PGID" from hvdrun when the rank has exited and its
+//    group was killed, "sRUNID" for the run's /dev/shm segments. Lines are shorter than
+//    PIPE_BUF, so each write is atomic, and the write end is non-blocking: a stopped guard can
+//    never stall hvdrun or a starting rank.
+//  - Why the rank registers itself: when hvdrun did it after fork() returned, a SIGKILL of hvdrun
+//    between the two left the rank's children with PPID 1 (1-2 of 30-40 restarts on a loaded
+//    machine). The rank's copy of the write end is O_CLOEXEC, so the guard cannot see EOF before
+//    every starting rank has either registered and exec'd or died: there is no window.
 //  - When the pipe reaches EOF, hvdrun has exited, however it did. The guard SIGKILLs every group
 //    still registered, removes /dev/shm/hvd-RUNID-* (shm_cleanup.h) and exits. After a normal end
 //    nothing is registered any more, so it only finds the segments already gone.
@@ -50,8 +55,9 @@ class Guard {
   /// finish()es.
   ~Guard();
 
-  /// The group `pgid` (a rank's, just started) is killed if hvdrun dies.
-  void watch_group(pid_t pgid);
+  /// The descriptor a child writes its registration to (announce_own_group()); -1 without a
+  /// guard. Close-on-exec: it never reaches the program.
+  int registration_fd() const { return pipe_.valid() ? pipe_.get() : -1; }
   /// The group was killed and its leader is about to be reaped: the guard forgets it.
   void forget_group(pid_t pgid);
   /// /dev/shm/hvd-RUN_ID-* are removed when the job ends (here, by finish()) or hvdrun dies.
@@ -68,5 +74,10 @@ class Guard {
   net::Fd pipe_;  // write end; the guard holds the read end
   std::string run_id_;
 };
+
+/// Called in a child between fork and exec, after it made its own process group: registers
+/// that group with the guard through `registration_fd` (Guard::registration_fd(); -1 does
+/// nothing). Async-signal-safe: one write(2), no allocation.
+void announce_own_group(int registration_fd) noexcept;
 
 }  // namespace hvd::launcher::exec

@@ -141,12 +141,12 @@ int launch(plan::LaunchPlan plan, const EnvMap& env) {
     outcome = run_attempt(attempt, env, guard, router, *preemption);
     if (!should_restart(outcome, restart, max_restarts)) break;
     // The next attempt's ranks rewrite their timeline files: keep this attempt's trace.
-    finish_timeline(plan.settings.tunables, plan.size, restart);
+    finish_timeline(plan.settings.tunables, plan.size, plan.timeline_tag, restart);
     router.mark_restart(restart_message(outcome, restart + 1, max_restarts));
   }
   router.finish(kFinalFlush);
   guard.finish();
-  finish_timeline(plan.settings.tunables, plan.size);
+  finish_timeline(plan.settings.tunables, plan.size, plan.timeline_tag);
   // Requeues after a preemption notice (exec/requeue.h); never after a restartable failure,
   // since a notice ends the restarts.
   return preemption->finish(outcome.exit_code, outcome.notice_grace_overrun, env);

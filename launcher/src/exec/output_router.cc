@@ -32,19 +32,36 @@ net::Fd open_log(const std::string& path) {
   }
 }
 
-// DIR/rank.N has a name anyone can predict, and DIR is often shared (/tmp, a project folder):
-// a folder or symlink another user made there first would get the rank's output, readable and
-// replaceable by them. Only a real folder of this user will do.
-void check_rank_dir(const std::filesystem::path& dir) {
+void make_folder(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    throw LaunchError(
+        str_cat("--output-filename: cannot create '", dir.string(), "': ", ec.message()));
+  }
+}
+
+// DIR and DIR/rank.N must be real folders of this user. rank.N has a name anyone can predict,
+// and DIR is often shared (/tmp, a project folder): a folder or symlink another user made there
+// first would get the rank's output, readable and replaceable by them. And in a DIR of another
+// user's, its owner can swap rank.N for a forged one after the run, whatever we checked.
+// DIR itself may be reached through a symlink of the user's (~/scratch -> /lustre/...): only
+// where it ends counts. rank.N may not be one.
+void check_own_folder(const std::filesystem::path& dir, bool follow_link) {
   struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0) {
+  if ((follow_link ? ::stat(dir.c_str(), &st) : ::lstat(dir.c_str(), &st)) != 0) {
     throw LaunchError(
         str_cat("--output-filename: cannot use '", dir.string(), "': ", std::strerror(errno)));
   }
-  if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
+  if (S_ISLNK(st.st_mode)) {
     throw LaunchError(str_cat("--output-filename: '", dir.string(),
-                              "' is not a folder of this user (another user's, or a symlink): "
-                              "the ranks' output would not be private; choose another folder"));
+                              "' is not a folder of this user but a symlink, which whoever made it "
+                              "can re-aim; choose another folder"));
+  }
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
+    throw LaunchError(str_cat("--output-filename: '", dir.string(), "' is not a folder of this ",
+                              "user (owner uid ", st.st_uid, "): its owner could read or replace ",
+                              "the ranks' logs; choose a folder of your own"));
   }
 }
 
@@ -62,6 +79,10 @@ OutputRouter::OutputRouter(int num_ranks, bool tag, const std::string& output_di
     : writers_{std::make_unique<FdWriter>(out_fd, kMaxBacklog),
                std::make_unique<FdWriter>(err_fd, kMaxBacklog)} {
   channels_.resize(static_cast<size_t>(num_ranks) * 2);
+  if (!output_dir.empty()) {  // before anything is made inside it
+    make_folder(output_dir);
+    check_own_folder(output_dir, true);
+  }
   for (int rank = 0; rank < num_ranks; ++rank) {
     for (Stream s : {Stream::kStdout, Stream::kStderr}) {
       const char* name = s == Stream::kStdout ? "stdout" : "stderr";
@@ -70,13 +91,8 @@ OutputRouter::OutputRouter(int num_ranks, bool tag, const std::string& output_di
       if (output_dir.empty()) continue;
       const std::filesystem::path dir =
           std::filesystem::path(output_dir) / rank_dir_name(rank, num_ranks);
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      if (ec) {
-        throw LaunchError(
-            str_cat("--output-filename: cannot create '", dir.string(), "': ", ec.message()));
-      }
-      check_rank_dir(dir);
+      make_folder(dir);
+      check_own_folder(dir, false);
       c.file = open_log((dir / name).string());
     }
   }

@@ -13,6 +13,7 @@
 
 #include "exec/c_strings.h"
 #include "exec/fd_limit.h"
+#include "exec/guard.h"
 #include "hvd/error.h"
 
 namespace hvd::launcher::exec {
@@ -41,9 +42,10 @@ Pipe make_pipe() {
 // Runs in the child between fork and exec: only async-signal-safe calls.
 [[noreturn]] void child_main(const char* program, char* const* argv, char* const* envp,
                              const cpu_set_t* cpus, pid_t parent, int out_fd, int err_fd,
-                             int error_fd) {
+                             int error_fd, int guard_fd) {
   auto fail = [error_fd](int err) { child_fail(error_fd, err); };
   setpgid(0, 0);
+  announce_own_group(guard_fd);  // from here on a kill -9 of hvdrun cannot orphan the group
   // Dies with hvdrun even if hvdrun is SIGKILLed; checks for the race where hvdrun died before
   // the flag was set.
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) fail(ESRCH);
@@ -83,7 +85,7 @@ RankProcess spawn_rank(const SpawnRequest& request) {
   if (pid == 0) {
     child_main(request.program.c_str(), argv.data(), envp.data(),
                request.cpus.empty() ? nullptr : &cpus, parent, out.write.get(), err.write.get(),
-               exec_error.write.get());
+               exec_error.write.get(), request.guard_fd);
   }
   // Also from the parent, so that signals sent to the group right away cannot miss it.
   setpgid(pid, pid);

@@ -16,6 +16,7 @@ struct SpawnRequest {
   std::vector<std::string> argv;  // argv[0] is the program as the user wrote it
   std::vector<std::string> env;   // the complete environment, "KEY=VALUE"
   std::vector<int> cpus;          // CPUs to pin to; empty = inherit
+  int guard_fd = -1;              // Guard::registration_fd(): the rank registers its group
 };
 
 /// A started rank. Its pid is also its process-group id: signals go to the whole group, so
@@ -27,8 +28,9 @@ struct RankProcess {
   net::Fd exec_error;  // gets errno if exec failed; EOF once exec succeeded
 };
 
-/// Forks and execs. The child dies with hvdrun (PR_SET_PDEATHSIG), gets /dev/null as stdin and
-/// default signal dispositions and mask. Throws LaunchError if pipe or fork fails.
+/// Forks and execs. The child leads its own process group and registers it with the guard
+/// before anything else can start in it, dies with hvdrun (PR_SET_PDEATHSIG), gets /dev/null
+/// as stdin and default signal dispositions and mask. Throws LaunchError if pipe or fork fails.
 RankProcess spawn_rank(const SpawnRequest& request);
 
 /// Blocks until the child has exec'd (returns 0) or failed to (returns its errno).

@@ -72,6 +72,10 @@ PreemptionHandler::PreemptionHandler(const config::LauncherSettings& settings,
       grace_(settings.checkpoint_grace_seconds),
       checkpoint_file_(std::move(checkpoint_file)) {}
 
+PreemptionHandler::~PreemptionHandler() {
+  if (notice_at_ && !checkpoint_file_.empty()) remove_checkpoint_file(checkpoint_file_);
+}
+
 NoticeReply PreemptionHandler::on_notice(int sig) {
   NoticeReply reply;
   if (notice_at_) return reply;  // a repeated notice changes nothing; the first one counts

@@ -63,6 +63,10 @@ class PreemptionHandler {
   /// `checkpoint_file`: the local ranks' HVD_CHECKPOINT_FILE, or empty when hvdrun has no
   /// local ranks (a Slurm step, mpirun).
   PreemptionHandler(const config::LauncherSettings& settings, std::string checkpoint_file);
+  /// Removes the checkpoint file if on_notice() made it: a notice is for one attempt's ranks.
+  ~PreemptionHandler();
+  PreemptionHandler(const PreemptionHandler&) = delete;
+  PreemptionHandler& operator=(const PreemptionHandler&) = delete;
 
   /// The supervisor's notice hook (on_notice()), called on hvdrun's thread after `sig` has been
   /// forwarded: remembers the first notice, creates the checkpoint file, and says how long the

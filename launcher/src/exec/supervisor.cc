@@ -88,9 +88,9 @@ RunOutcome Supervisor::run() {
 
 void Supervisor::spawn_all() {
   for (Rank& r : ranks_) {
-    r.process = spawn_rank(r.child.request);
+    if (guard_ != nullptr) r.child.request.guard_fd = guard_->registration_fd();
+    r.process = spawn_rank(r.child.request);  // the rank registered its group itself
     r.alive = true;
-    if (guard_ != nullptr) guard_->watch_group(r.process.pid);
   }
   // Exec failures come back through a pipe per child; the program was checked beforehand, so
   // this is rare (a race with a file being removed, or a refused CPU set).

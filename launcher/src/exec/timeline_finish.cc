@@ -29,12 +29,14 @@ void require_timeline_folder(const config::Tunables& tunables) {
                            " does not exist; create it first or name a file in another one"));
 }
 
-void finish_timeline(const config::Tunables& tunables, int ranks, std::optional<int> attempt) {
+void finish_timeline(const config::Tunables& tunables, int ranks, const std::string& tag,
+                     std::optional<int> attempt) {
   const std::string& base = tunables.timeline_filename;
   if (base.empty()) return;
   const std::string out = attempt ? timeline_attempt_path(base, *attempt) : base;
   std::vector<std::string> files;
-  for (int rank = 0; rank < ranks; ++rank) files.push_back(core::timeline_rank_path(base, rank));
+  for (int rank = 0; rank < ranks; ++rank)
+    files.push_back(core::timeline_rank_path(base, rank, tag));
   try {
     const core::TimelineMergeResult r = core::merge_timelines(files, out);
     for (const std::string& problem : r.problems)

@@ -19,10 +19,12 @@ std::string timeline_attempt_path(const std::string& base, int attempt);
 /// job's whole trace was lost with a warning.
 void require_timeline_folder(const config::Tunables& tunables);
 
-/// Merges the rank files of `tunables.timeline_filename` for `ranks` ranks into that file, or
+/// Merges the rank files of `tunables.timeline_filename` for `ranks` ranks (named with `tag`,
+/// the plan's HVD_TIMELINE_TAG) into that file, or
 /// into timeline_attempt_path() for an attempt about to be restarted (its ranks' files are
 /// rewritten by the next attempt); says on stderr what it merged and which ranks left no
 /// usable file. Does nothing without a timeline.
-void finish_timeline(const config::Tunables& tunables, int ranks, std::optional<int> attempt = {});
+void finish_timeline(const config::Tunables& tunables, int ranks, const std::string& tag,
+                     std::optional<int> attempt = {});
 
 }  // namespace hvd::launcher::exec

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <random>
 
+#include "exec/checkpoint_file.h"
 #include "hvd/env_keys.h"
 #include "hvd/str_cat.h"
 
@@ -58,17 +59,26 @@ void begin_attempt(LaunchPlan& plan, int restart) {
   // Named after the attempt too: two ids drawn in the same second by the same hvdrun differ
   // only in 16 random bits.
   if (restart > 0) plan.endpoints.run_id = str_cat(make_run_id(), "-r", restart);
-  const EnvMap attempt = {{env::kRestartCount, std::to_string(restart)},
-                          {env::kMaxRestarts, std::to_string(plan.settings.launcher.max_restarts)}};
+  EnvMap attempt = {{env::kRestartCount, std::to_string(restart)},
+                    {env::kMaxRestarts, std::to_string(plan.settings.launcher.max_restarts)}};
+  if (!plan.timeline_tag.empty()) attempt[env::kTimelineTag] = plan.timeline_tag;
   if (plan.starter) {
     // srun passes them on to every task (exec-rank keeps its environment); mpirun exports them
     // by name (plan/mpirun_plan.cc). The starter's run id is attach_store()'s.
     for (const auto& [key, value] : attempt) plan.starter->env[key] = value;
     return;
   }
+  // The local ranks' checkpoint-notice file is named after the attempt's run id, so that the
+  // attempt's /dev/shm cleanup (by hvdrun, or its guard after a kill -9) takes it too: one named
+  // after the first attempt outlived a restarted job that got a notice.
+  // One file for every local rank (hvdrun creates it), its name drawn once per attempt.
+  const bool own_checkpoint_file = plan.mode == Mode::kLocal;
+  const std::string checkpoint_file =
+      own_checkpoint_file ? exec::checkpoint_file_path(plan.endpoints.run_id) : "";
   for (RankPlan& r : plan.ranks) {
     for (const auto& [key, value] : attempt) r.env[key] = value;
     if (r.env.count(env::kRunId) > 0) r.env[env::kRunId] = plan.endpoints.run_id;
+    if (own_checkpoint_file) r.env[env::kCheckpointFile] = checkpoint_file;
   }
 }
 

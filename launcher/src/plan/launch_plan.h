@@ -95,6 +95,9 @@ struct LaunchPlan {
   // meets through MPI). Slurm's is found just before the launch (slurm/store_address.h).
   bool hosts_store = false;
   std::string store_bind_address;
+  // HVD_TIMELINE_TAG, drawn once per job when there is a timeline (make_plan): part of the rank
+  // files' names, so that another user cannot make one first (core/timeline_merge.h).
+  std::string timeline_tag;
 };
 
 /// The fields every plan of this machine's config has alike (local and mpirun): mode, host,

@@ -5,7 +5,6 @@
 #include <set>
 
 #include "binding/cpu_list.h"
-#include "exec/checkpoint_file.h"
 #include "hvd/env_keys.h"
 #include "plan/rank_env.h"
 
@@ -51,8 +50,6 @@ LaunchPlan build_local_plan(const config::LaunchConfig& cfg, const MachineFacts&
   RankIdentity id;
   id.size = id.local_size = cfg.num_proc;
   id.host = facts.hostname;
-  // One file for every local rank (hvdrun creates the first rank's), its name drawn once.
-  const std::string checkpoint_file = exec::checkpoint_file_path(endpoints.run_id);
   for (int rank = 0; rank < cfg.num_proc; ++rank) {
     RankPlan r;
     r.rank = r.local_rank = rank;
@@ -70,7 +67,6 @@ LaunchPlan build_local_plan(const config::LaunchConfig& cfg, const MachineFacts&
     r.env[env::kStoreAddr] = endpoints.store_addr;
     r.env[env::kStorePort] = std::to_string(endpoints.store_port);
     r.env[env::kRunId] = endpoints.run_id;
-    r.env[env::kCheckpointFile] = checkpoint_file;
     if (!r.binding.cpus.empty()) r.env[env::kCpuList] = binding::format_cpu_list(r.binding.cpus);
     plan.ranks.push_back(std::move(r));
   }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "auth/run_secret.h"
 #include "binding/cpu_topology.h"
 #include "binding/gpu_inventory.h"
 #include "config/data_dirs.h"
@@ -140,6 +141,7 @@ LaunchPlan make_plan(const config::RunOptions& opts, const EnvMap& env) {
   } else {
     plan = local_plan(opts, env);
   }
+  if (!plan.settings.tunables.timeline_filename.empty()) plan.timeline_tag = auth::random_hex(8);
   begin_attempt(plan, 0);  // --dry-run shows the first attempt's TORCHELASTIC_* variables
   return plan;
 }

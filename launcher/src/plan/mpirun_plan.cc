@@ -58,6 +58,10 @@ LaunchPlan build_mpirun_plan(const config::LaunchConfig& cfg, const MachineFacts
   const auto first_export = std::find(argv.begin() + 1, argv.end(), std::string("-x"));
   argv.insert(first_export == argv.end() ? argv.begin() + 1 : first_export,
               {"-x", env::kRunSecret, "-x", env::kRestartCount, "-x", env::kMaxRestarts});
+  if (!cfg.settings.tunables.timeline_filename.empty()) {
+    // By name too: a name in ps could be planted before the ranks make their files.
+    argv.insert(argv.begin() + 1, {"-x", env::kTimelineTag});
+  }
   starter.env = request.env;
   plan.starter = std::move(starter);
   return plan;

@@ -59,6 +59,10 @@ inline constexpr const char* kCacheCapacity = "HOROVOD_CACHE_CAPACITY";
 inline constexpr const char* kHierarchicalAllreduce = "HOROVOD_HIERARCHICAL_ALLREDUCE";
 inline constexpr const char* kTimeline = "HOROVOD_TIMELINE";
 inline constexpr const char* kTimelineMarkCycles = "HOROVOD_TIMELINE_MARK_CYCLES";
+/// Random hex digits hvdrun draws once per job with a timeline: part of each rank's timeline
+/// file name (core/timeline_merge.h), so that nobody can plant a file at that name before the
+/// rank makes it. Set by hvdrun only; without it the names are Horovod-like and predictable.
+inline constexpr const char* kTimelineTag = "HVD_TIMELINE_TAG";
 inline constexpr const char* kStallCheckDisable = "HOROVOD_STALL_CHECK_DISABLE";
 inline constexpr const char* kStallCheckTime = "HOROVOD_STALL_CHECK_TIME_SECONDS";
 inline constexpr const char* kStallShutdownTime = "HOROVOD_STALL_SHUTDOWN_TIME_SECONDS";

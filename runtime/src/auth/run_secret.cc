@@ -4,6 +4,7 @@
 #include <sys/random.h>
 
 #include <cerrno>
+#include <vector>
 
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
@@ -31,6 +32,18 @@ void random_bytes(uint8_t* out, size_t n) {
     }
     got += static_cast<size_t>(rc);
   }
+}
+
+std::string random_hex(size_t n) {
+  std::vector<uint8_t> bytes(n);
+  random_bytes(bytes.data(), n);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string text;
+  for (const uint8_t b : bytes) {
+    text += kHex[b >> 4];
+    text += kHex[b & 0xf];
+  }
+  return text;
 }
 
 RunSecret RunSecret::generate() {

@@ -41,4 +41,8 @@ RunSecret secret_from_env(const std::map<std::string, std::string>& env);
 /// `n` bytes from getrandom(), for nonces. Throws InternalError on failure.
 void random_bytes(uint8_t* out, size_t n);
 
+/// `n` random bytes as 2n lowercase hex digits: the unpredictable part of a file name that
+/// another user must not guess before it exists (checkpoint notice, timeline rank files).
+std::string random_hex(size_t n);
+
 }  // namespace hvd::auth

@@ -312,7 +312,9 @@ Status stop_timeline() {
   if (Status s = barrier(0); !s.ok()) return s;
   if (!stopped.ok() || !from_api || rt->world().rank != 0) return stopped;
   std::vector<std::string> files;
-  for (int r = 0; r < rt->world().size; ++r) files.push_back(core::timeline_rank_path(base, r));
+  for (int r = 0; r < rt->world().size; ++r) {
+    files.push_back(core::timeline_rank_path(base, r, rt->timeline_file_tag()));
+  }
   try {
     const core::TimelineMergeResult merged = core::merge_timelines(files, base);
     if (!merged.missing.empty()) {

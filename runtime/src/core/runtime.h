@@ -88,6 +88,8 @@ class Runtime {
   /// start_timeline() started it (then the caller merges the ranks' files); error when none
   /// is being written, or writing failed.
   Status stop_timeline(std::string* base, bool* from_api);
+  /// HVD_TIMELINE_TAG, the same on every rank: part of each rank file's name.
+  const std::string& timeline_file_tag() const { return options_.timeline.file_tag; }
   /// Asks every rank to stop, waits for the loop to end, and fails what is still pending.
   void shutdown();
   /// Who runs the cycles (its counters tell how many each side ran).

@@ -160,7 +160,7 @@ TimelineWriter::TimelineWriter(const TimelineOptions& options)
       // At least the largest record, so that a group chunk fits even the smallest ring.
       ring_words_(std::max(options.queue_capacity * fmt::kEventWords, fmt::kMaxRecordWords)),
       flush_interval_(options.flush_interval),
-      path_(timeline_rank_path(options.filename, options.rank)) {
+      path_(timeline_rank_path(options.filename, options.rank, options.file_tag)) {
   if (options.filename.empty()) throw ConfigError("timeline: empty file name");
   HVD_CHECK(options.queue_capacity >= 1, "timeline queue capacity ", options.queue_capacity);
   file_ = std::make_unique<TimelineFile>(path_, static_cast<uint32_t>(rank_));

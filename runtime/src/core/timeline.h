@@ -82,8 +82,11 @@ struct TimelineGroup {
 };
 
 struct TimelineOptions {
-  /// HOROVOD_TIMELINE: the base name; this rank writes timeline_rank_path(filename, rank).
+  /// HOROVOD_TIMELINE: the base name; this rank writes
+  /// timeline_rank_path(filename, rank, file_tag).
   std::string filename;
+  /// HVD_TIMELINE_TAG: the unpredictable part of the rank file's name; may be empty.
+  std::string file_tag;
   int rank = 0;
   /// Time zero of the trace, in `clock`'s time: take it on every rank at a moment the ranks
   /// agree on (e.g. right after the bootstrap barrier), so that their tracks line up.

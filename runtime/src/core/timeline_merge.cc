@@ -1,29 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/timeline_merge.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 
 #include "core/timeline_chrome.h"
 #include "core/timeline_decode.h"
 #include "files/atomic_file.h"
+#include "files/owned_file.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
 namespace hvd::core {
 namespace {
 
-void read_file(const std::string& path, std::string& bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw ConfigError(std::strerror(errno));
-  bytes = buf.str();
-}
+// A rank file is read whole; past this it is left out of the trace with a message rather than
+// take gigabytes of memory from the node (about 30 million events).
+constexpr size_t kMaxRankFileBytes = size_t{1} << 30;
 
 // The merged trace as a JSON array, streamed into an hvd::files::AtomicFile: a mkstemp name
 // beside `out` (never the predictable OUT.tmpPID, which another user's symlink could aim at a
@@ -61,12 +53,17 @@ void merge_rank(const std::string& path, int rank, TraceOutput& output,
                 TimelineMergeResult& result) {
   DecodedTimeline timeline;
   try {
-    std::string bytes;
-    read_file(path, bytes);
+    // The folder is often shared (/tmp, a project folder): whatever sits at the name is opened
+    // without following a symlink or blocking on a FIFO, and read only when it is a regular
+    // file of this user of a sane size (files/owned_file.h). Its errors name the path.
+    const std::string bytes = files::read_owned_file(path, kMaxRankFileBytes);
     timeline = decode_timeline(bytes);
   } catch (const Error& e) {
+    const std::string what = e.what();
     result.missing.push_back(rank);
-    result.problems.push_back(str_cat("rank ", rank, ": ", path, ": ", e.what()));
+    result.problems.push_back(what.rfind(path, 0) == 0
+                                  ? str_cat("rank ", rank, ": ", what)
+                                  : str_cat("rank ", rank, ": ", path, ": ", what));
     return;
   }
   // Our own names for the group, whatever the file said, so groups sort by rank.
@@ -90,14 +87,14 @@ void merge_rank(const std::string& path, int rank, TraceOutput& output,
 
 }  // namespace
 
-std::string timeline_rank_path(const std::string& base, int rank) {
+std::string timeline_rank_path(const std::string& base, int rank, const std::string& tag) {
   constexpr std::string_view kExt = ".json";
   std::string stem = base;
   if (stem.size() > kExt.size() &&
       stem.compare(stem.size() - kExt.size(), kExt.size(), kExt) == 0) {
     stem.resize(stem.size() - kExt.size());
   }
-  return str_cat(stem, ".rank", rank, ".bin");
+  return str_cat(stem, ".rank", rank, tag.empty() ? "" : ".", tag, ".bin");
 }
 
 TimelineMergeResult merge_timelines(const std::vector<std::string>& rank_files,

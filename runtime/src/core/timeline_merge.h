@@ -13,8 +13,10 @@ namespace hvd::core {
 
 /// The file rank `rank` writes for HOROVOD_TIMELINE=`base`: a trailing ".json" is dropped and
 /// ".rank<N>.bin" added ("/tmp/tl.json", 3 -> "/tmp/tl.rank3.bin"), so that `base` itself can
-/// be the merged trace.
-std::string timeline_rank_path(const std::string& base, int rank);
+/// be the merged trace. With a `tag` (HVD_TIMELINE_TAG) it goes before ".bin"
+/// ("/tmp/tl.rank3.<tag>.bin"): the folder is often shared, and a file another user made first
+/// at a name known in advance made the rank fail at start.
+std::string timeline_rank_path(const std::string& base, int rank, const std::string& tag = "");
 
 /// What merge_timelines() found, rank by rank.
 struct TimelineMergeResult {

@@ -173,3 +173,36 @@ TEST_CASE("output_router: a rank folder another user planted is refused, not wri
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("output_router: an output folder of another user is refused before anything goes in") {
+  if (geteuid() != 0) return;  // needs chown to another uid
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hvd-router-theirs";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  REQUIRE(chown(dir.c_str(), 65534, 65534) == 0);
+  Capture out, err;
+  CHECK_THROWS_WITH_AS(OutputRouter(2, true, dir.string(), out.fd(), err.fd()),
+                       doctest::Contains("is not a folder of this user"), hvd::LaunchError);
+  CHECK(std::filesystem::is_empty(dir));  // no rank.N made inside it
+  SUBCASE("the same folder through a symlink of ours is refused too") {
+    const std::filesystem::path link = dir.string() + "-link";
+    std::filesystem::remove(link);
+    std::filesystem::create_directory_symlink(dir, link);
+    CHECK_THROWS_WITH_AS(OutputRouter(1, true, link.string(), out.fd(), err.fd()),
+                         doctest::Contains("is not a folder of this user"), hvd::LaunchError);
+    std::filesystem::remove(link);
+  }
+  SUBCASE("a folder of ours reached through a symlink of ours is fine") {
+    const std::filesystem::path mine = dir.string() + "-mine";
+    const std::filesystem::path link = dir.string() + "-mylink";
+    std::filesystem::remove_all(mine);
+    std::filesystem::remove(link);
+    std::filesystem::create_directories(mine);
+    std::filesystem::create_directory_symlink(mine, link);
+    CHECK_NOTHROW(OutputRouter(1, true, link.string(), out.fd(), err.fd()));
+    CHECK(std::filesystem::is_directory(mine / "rank.0"));
+    std::filesystem::remove(link);
+    std::filesystem::remove_all(mine);
+  }
+  std::filesystem::remove_all(dir);
+}

@@ -59,16 +59,25 @@ TEST_CASE("launch_plan: identity, rendezvous and tunables for every rank") {
 }
 
 // hvdrun creates the first rank's HVD_CHECKPOINT_FILE on a notice: every local rank must poll
-// that one file, whose name ends in random bits (exec/checkpoint_file.h).
-TEST_CASE("launch_plan: every local rank gets the same checkpoint-notice file") {
+// that one file, whose name ends in random bits (exec/checkpoint_file.h). It is named after the
+// attempt's run id, so that the attempt's /dev/shm cleanup removes it: named after the first
+// attempt's, it outlived a restarted job that got a notice (issue 23, finding 7).
+TEST_CASE("launch_plan: every local rank gets the same checkpoint-notice file, one per attempt") {
   plan::MachineFacts facts{"box", four_cores(), {}, {}, {}};
-  const plan::LaunchPlan p = plan::build_local_plan(config_for(3, binding::BindPolicy::kNone),
-                                                    facts, endpoints(), "/bin/prog");
+  plan::LaunchPlan p = plan::build_local_plan(config_for(3, binding::BindPolicy::kNone), facts,
+                                              endpoints(), "/bin/prog");
+  plan::begin_attempt(p, 0);
   REQUIRE(p.ranks.size() == 3);
-  const std::string& file = p.ranks[0].env.at("HVD_CHECKPOINT_FILE");
+  const std::string file = p.ranks[0].env.at("HVD_CHECKPOINT_FILE");
   CHECK(file.rfind("/dev/shm/hvd-run-1-checkpoint-", 0) == 0);
   CHECK(p.ranks[1].env.at("HVD_CHECKPOINT_FILE") == file);
   CHECK(p.ranks[2].env.at("HVD_CHECKPOINT_FILE") == file);
+  plan::LaunchPlan restart = p;
+  plan::begin_attempt(restart, 1);
+  const std::string again = restart.ranks[0].env.at("HVD_CHECKPOINT_FILE");
+  CHECK(again.rfind("/dev/shm/hvd-" + restart.endpoints.run_id + "-checkpoint-", 0) == 0);
+  CHECK(again != file);
+  CHECK(restart.ranks[2].env.at("HVD_CHECKPOINT_FILE") == again);
 }
 
 TEST_CASE("launch_plan: variables the user set are left alone") {

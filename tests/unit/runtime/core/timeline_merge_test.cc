@@ -2,6 +2,8 @@
 #include "core/timeline_merge.h"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -53,6 +55,7 @@ TEST_CASE("timeline merge: rank file names drop a .json suffix") {
   CHECK(core::timeline_rank_path("/tmp/tl.json", 3) == "/tmp/tl.rank3.bin");
   CHECK(core::timeline_rank_path("/tmp/tl", 0) == "/tmp/tl.rank0.bin");
   CHECK(core::timeline_rank_path(".json", 1) == ".json.rank1.bin");
+  CHECK(core::timeline_rank_path("/tmp/tl.json", 2, "0a1b") == "/tmp/tl.rank2.0a1b.bin");
 }
 
 TEST_CASE("timeline merge: three ranks, one truncated and one missing") {
@@ -151,4 +154,44 @@ TEST_CASE("timeline merge: a symlink planted at a temporary name is not followed
   core::merge_timelines({r0}, out);
   CHECK(read_text(victim) == "keep me");
   CHECK(events(read_json(out), "M", "process_name").size() == 1);
+}
+
+// Issue 23, finding 3: the merge opened whatever sat at a rank's file name. A FIFO there blocked
+// hvdrun in open() for good (SIGINT and SIGTERM pending), and a 3 GB sparse file was read whole.
+// Now only a regular file of this user, of a bounded size, is read; the rest are "missing".
+TEST_CASE("timeline merge: a FIFO, a symlink, a huge file or another user's file is not read") {
+  TempDir dir;
+  const std::string good = write_rank(dir, 0, 2);
+  const std::string planted = dir.file("planted.rank1.bin");
+  std::string expect;
+  SUBCASE("a FIFO with no writer") {
+    REQUIRE(mkfifo(planted.c_str(), 0666) == 0);
+    expect = "a FIFO";
+  }
+  SUBCASE("a symlink to a real rank file") {
+    std::filesystem::create_symlink(good, planted);
+    expect = "symlink";
+  }
+  SUBCASE("a sparse file of 3 GB") {
+    const int fd = ::open(planted.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    REQUIRE(fd >= 0);
+    REQUIRE(ftruncate(fd, off_t{3} << 30) == 0);
+    ::close(fd);
+    expect = "bytes";
+  }
+  if (geteuid() == 0) {
+    SUBCASE("a copy of a real rank file that belongs to another user") {
+      std::filesystem::copy_file(good, planted);
+      REQUIRE(chown(planted.c_str(), 65534, 65534) == 0);
+      expect = "belongs to uid 65534";
+    }
+  }
+  if (expect.empty()) return;
+  // A FIFO would block here for good, before the fix: ctest's timeout names the test.
+  const core::TimelineMergeResult r = core::merge_timelines({good, planted}, dir.file("m.json"));
+  CHECK(r.merged == std::vector<int>{0});
+  CHECK(r.missing == std::vector<int>{1});
+  REQUIRE(r.problems.size() == 1);
+  CHECK(r.problems[0].find("rank 1: " + planted) == 0);
+  CHECK(r.problems[0].find(expect) != std::string::npos);
 }
