@@ -4,6 +4,7 @@
 // written; `hvdrun sbatch --submit` gives up on an sbatch that does not answer.
 
 #include <doctest/doctest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -127,20 +127,26 @@ std::string flagged_text(const PreflightTable& t) {
 // expanded, and backquotes (a shell command) and @macros are substituted in the line before it
 // is parsed. So every byte outside a small safe set is written as an octal escape: the script
 // then holds no quote, backquote, @, $, backslash or newline of the string's own, whatever the
-// string is, and gnuplot's escape processing gives back exactly the original bytes.
+// string is, and gnuplot's escape processing gives back exactly the original bytes. gnuplot
+// reads a fourth digit after \0 ("\0441" is '!', not "$1"), so a digit right after an escape
+// is escaped too.
 std::string gnuplot_quote(const std::string& text) {
   static constexpr char kDigits[] = "01234567";
   static constexpr std::string_view kSafePunctuation = " _.,:/()[]<>+=-";
   std::string out = "\"";
+  bool after_escape = false;
   for (char c : text) {
     const auto byte = static_cast<unsigned char>(c);
-    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+    const bool digit = c >= '0' && c <= '9';
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                      (digit && !after_escape) ||
                       (byte != 0 && kSafePunctuation.find(c) != std::string_view::npos);
     if (safe) {
       out += c;
     } else {
       out += {'\\', kDigits[byte >> 6], kDigits[(byte >> 3) & 7], kDigits[byte & 7]};
     }
+    after_escape = !safe;
   }
   return out + "\"";
 }
