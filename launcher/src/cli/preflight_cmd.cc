@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/preflight_cmd.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
-#include "exec/launch.h"
 #include "cli/output_file.h"
+#include "exec/launch.h"
+#include "files/owned_dir.h"
+#include "files/owned_file.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "net/socket.h"
 #include "plan/make_plan.h"
 #include "preflight/verdict.h"
 #include "preflight/verdict_table.h"
@@ -29,7 +34,10 @@ namespace fs = std::filesystem;
 
 // Where rank 0 writes its report: a private folder that rank 0 can reach. Locally that is the
 // temporary folder; in an allocation the working folder, which srun gives the tasks (a node's
-// /tmp is often its own).
+// /tmp is often its own). The working folder may be writable by other users (a group project
+// folder), so the folder is opened once right after mkdtemp, checked to be ours and private,
+// and the report is read through that descriptor with read_owned_file_at: a folder renamed away
+// and replaced, a planted FIFO, symlink, another user's file or a huge one is never read.
 class ReportDir {
  public:
   explicit ReportDir(const EnvMap& env) {
@@ -43,28 +51,44 @@ class ReportDir {
                                 std::strerror(errno)));
     }
     path_ = pattern;
+    fd_.reset(open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (!fd_.valid() || fstat(fd_.get(), &st) != 0 || st.st_uid != geteuid() ||
+        (st.st_mode & 077) != 0) {
+      throw LaunchError(str_cat(path_, ": the report folder was replaced before it was opened; ",
+                                "run hvdrun preflight from a folder of your own"));
+    }
   }
   ~ReportDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);  // best effort: a leftover folder is harmless
+    if (files::still_names(fd_.get(), path_)) {
+      std::error_code ec;
+      fs::remove_all(path_, ec);  // best effort: a leftover folder is harmless
+    }
   }
   ReportDir(const ReportDir&) = delete;
   ReportDir& operator=(const ReportDir&) = delete;
-  std::string report() const { return path_ + "/report.json"; }
+  std::string report() const { return path_ + "/" + kReportName; }
+
+  /// The report rank 0 wrote, read through the folder opened at creation.
+  nlohmann::json read_report() const {
+    if (faccessat(fd_.get(), kReportName, F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
+      throw ConfigError(str_cat(report(), ": hvd-preflight wrote no report"));
+    }
+    const std::string text = files::read_owned_file_at(fd_.get(), kReportName, kMaxReportBytes);
+    try {
+      return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      throw ConfigError(str_cat(report(), ": not JSON: ", e.what()));
+    }
+  }
 
  private:
+  static constexpr const char* kReportName = "report.json";
+  // Figures for every node and link; far below this even for thousands of nodes.
+  static constexpr size_t kMaxReportBytes = size_t{256} << 20;
   std::string path_;
+  net::Fd fd_;
 };
-
-nlohmann::json read_report(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(str_cat(path, ": hvd-preflight wrote no report"));
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(str_cat(path, ": not JSON: ", e.what()));
-  }
-}
 
 std::vector<std::string> rank_command(const PreflightOptions& o, const std::string& report,
                                       const std::vector<std::string>& nics) {
@@ -131,8 +155,7 @@ int run_preflight(const PreflightOptions& o, const EnvMap& env) {
     return rc;
   }
   const preflight::Verdict verdict =
-      preflight::judge(read_report(dir.report()), o.threshold,
-                       {profile.gpus_per_node, profile.gpu_model});
+      preflight::judge(dir.read_report(), o.threshold, {profile.gpus_per_node, profile.gpu_model});
   preflight::print_verdict(std::cout, verdict);
   if (!verdict.flagged_hosts.empty()) {
     std::cout << "--exclude=" << slurm::compress_hostlist(verdict.flagged_hosts) << std::endl;

@@ -10,6 +10,7 @@
 #include "report/gnuplot_runner.h"
 #include "report/report_data.h"
 #include "report/report_plot.h"
+#include "report/scratch_dir.h"
 #include "util/text.h"
 
 namespace hvd::launcher::cli {
@@ -103,16 +104,17 @@ int run_report(const ReportOptions& o, const EnvMap& env) {
   if (plots.empty()) {
     throw ConfigError("nothing to draw: the hvd-bench files have no rows");
   }
-  const std::string gnuplot = report::find_gnuplot(env);
-  std::vector<std::pair<std::string, std::string>> data;
-  std::vector<std::string> outputs;
+  report::RenderJob job;
+  job.gnuplot = report::find_gnuplot(env);
+  job.output_dir = o.output_dir;
+  job.scratch_parent = report::temp_parent(env);
   for (const report::Plot& p : plots) {
-    data.emplace_back(p.data_file, p.data);
-    for (const std::string& f : formats) outputs.push_back(p.name + "." + f);
+    job.files.emplace_back(p.data_file, p.data);
+    for (const std::string& f : formats) job.outputs.push_back(p.name + "." + f);
   }
-  const std::vector<std::string> written =
-      report::render(gnuplot, o.output_dir, data, report::gnuplot_script(plots, formats), outputs,
-                     std::chrono::seconds(o.timeout_seconds));
+  job.script = report::gnuplot_script(plots, formats);
+  job.limit = std::chrono::seconds(o.timeout_seconds);
+  const std::vector<std::string> written = report::render(job, env);
   for (const std::string& path : written) std::cout << path << "\n";
   return 0;
 }

@@ -146,6 +146,9 @@ CLI::App* register_sbatch(CLI::App& app, SbatchOptions& o) {
   cmd->add_option("-o,--output", o.output, "Write the script to this file instead of printing it");
   cmd->add_option("--template", o.template_file, "Your own mustache template");
   cmd->add_flag("--submit", o.submit, "Submit with sbatch --parsable and print the job id");
+  cmd->add_option("--submit-timeout", o.submit_timeout_seconds,
+                  "Stop sbatch after this many seconds without an answer (60)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--explain", o.explain,
                 "Print only what hvdrun will run in the job: the srun line, and each rank's GPU "
                 "and CPUs on a node (the script has the same in comments)");
@@ -192,7 +195,8 @@ int run_sbatch(const SbatchOptions& o, const EnvMap& env) {
   // predictable temporary name, which another user's symlink could point at a file of ours.
   OutputFile(o.output, 0755).write_all(script);
   if (o.submit) {
-    std::cout << slurm::submit_batch_script(script, env) << std::endl;
+    const std::chrono::seconds limit(o.submit_timeout_seconds);
+    std::cout << slurm::submit_batch_script(script, env, limit) << std::endl;
   } else if (o.output.empty()) {
     std::cout << script << std::flush;
   }

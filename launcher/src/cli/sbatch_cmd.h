@@ -21,6 +21,7 @@ struct SbatchOptions {
   std::string output;         // write the script here instead of printing it
   std::string template_file;  // the user's own template
   bool submit = false;
+  int submit_timeout_seconds = 60;  // how long --submit waits for sbatch
   bool explain = false;       // print what hvdrun will run in the job, nothing else
   bool preflight = false;     // hvdrun preflight --strict in the job before the program
   std::vector<std::string> hvdrun_args;  // --hvdrun-arg: options for hvdrun inside the job

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <string_view>
 
 #include "hvd/error.h"
 
@@ -120,18 +121,34 @@ std::string flagged_text(const PreflightTable& t) {
 
 }  // namespace
 
-// Single quotes: gnuplot expands backquotes (a shell command) and backslash escapes inside
-// double quotes, never inside single ones, where '' is the only escape. A newline would end the
-// command, so a control character here is a bug: report_data lets none through.
+// gnuplot's own quoting cannot carry every string: in a single-quoted literal '' is the only
+// escape, and gnuplot 5.4 misreads it at the start of a string or twice in a row ('''a' and
+// 'a''''b' are syntax errors, issue 23 #8); in a double-quoted one backslash escapes are
+// expanded, and backquotes (a shell command) and @macros are substituted in the line before it
+// is parsed. So every byte outside a small safe set is written as an octal escape: the script
+// then holds no quote, backquote, @, $, backslash or newline of the string's own, whatever the
+// string is, and gnuplot's escape processing gives back exactly the original bytes. gnuplot
+// reads a fourth digit after \0 ("\0441" is '!', not "$1"), so a digit right after an escape
+// is escaped too.
 std::string gnuplot_quote(const std::string& text) {
-  std::string out = "'";
+  static constexpr char kDigits[] = "01234567";
+  static constexpr std::string_view kSafePunctuation = " _.,:/()[]<>+=-";
+  std::string out = "\"";
+  bool after_escape = false;
   for (char c : text) {
-    HVD_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f,
-              "control character in a gnuplot string: ", text);
-    out += c;
-    if (c == '\'') out += '\'';
+    const auto byte = static_cast<unsigned char>(c);
+    const bool digit = c >= '0' && c <= '9';
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                      (digit && !after_escape) ||
+                      (byte != 0 && kSafePunctuation.find(c) != std::string_view::npos);
+    if (safe) {
+      out += c;
+    } else {
+      out += {'\\', kDigits[byte >> 6], kDigits[(byte >> 3) & 7], kDigits[byte & 7]};
+    }
+    after_escape = !safe;
   }
-  return out + "'";
+  return out + "\"";
 }
 
 Plot bench_plot(const BenchTable& t, const std::string& name) {

@@ -36,8 +36,9 @@ inline const std::vector<std::string> kFormats = {"png", "svg"};
 /// One script that draws every plot in every format: NAME.FORMAT in gnuplot's working folder.
 std::string gnuplot_script(const std::vector<Plot>& plots, const std::vector<std::string>& formats);
 
-/// A string as a gnuplot single-quoted literal, in which gnuplot substitutes nothing. A control
-/// character is a caller bug (InternalError): the callers pass only checked labels.
+/// Any string as a gnuplot string literal that gives back exactly its bytes: double quotes, with
+/// every byte but letters, digits, space and plain punctuation as an octal escape, so nothing in
+/// it can end the literal, run a command (backquotes, system()) or expand a macro.
 std::string gnuplot_quote(const std::string& text);
 
 }  // namespace hvd::launcher::report

@@ -3,10 +3,13 @@
 // environment given, and cut off when they hang or flood. The helpers are tiny /bin/sh scripts
 // (the shell here is the helper itself, not something hvdrun starts to run it).
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -96,4 +99,110 @@ TEST_CASE("command output: a helper that floods is cut at the bound and killed")
   CHECK(r.cut);
   CHECK_FALSE(r.timed_out);
   CHECK(r.out.size() == 1000);
+}
+
+TEST_CASE("command output: stdin is handed over whole and closed, also when large") {
+  ScriptDir dir;
+  const std::string count = dir.script("count", "wc -c; echo err-said >&2");
+  const std::string script(300000, 'x');  // more than a pipe buffer: fed while the tool reads
+  exec::CommandInput input;
+  input.stdin_bytes = script;
+  const exec::CommandOutput r = exec::run_for_output({count}, {}, {}, input);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "300000\n");
+  CHECK(r.err.empty());  // not captured unless asked
+  SUBCASE("a tool that never reads its stdin is not waited on forever") {
+    const std::string deaf = dir.script("deaf", "exec 0<&-; echo done");
+    const exec::CommandOutput d = exec::run_for_output({deaf}, {}, {milliseconds(5000)}, input);
+    CHECK(d.exit_code == 0);
+    CHECK(d.out == "done\n");
+    CHECK_FALSE(d.timed_out);
+  }
+}
+
+TEST_CASE("command output: stderr is captured up to its own bound, and the tool runs on") {
+  ScriptDir dir;
+  const std::string noisy =
+      dir.script("noisy",
+                 "i=0; while [ $i -lt 2000 ]; do echo eeeeeeeee >&2; i=$((i+1)); done; "
+                 "echo out-end");
+  exec::CommandInput input;
+  input.capture_stderr = true;
+  exec::OutputLimits limits;
+  limits.max_err_bytes = 100;
+  const exec::CommandOutput r = exec::run_for_output({noisy}, {}, limits, input);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "out-end\n");
+  CHECK(r.err.substr(0, 10) == "eeeeeeeee\n");
+  CHECK(r.err.size() == 100);
+  CHECK(r.err_cut);
+  CHECK_FALSE(r.cut);
+}
+
+TEST_CASE("command output: the tool starts in the folder given as a descriptor") {
+  ScriptDir dir;
+  const std::string pwd = dir.script("where", "pwd -P");
+  const int fd = open(dir.file("").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  exec::CommandInput input;
+  input.cwd_fd = fd;
+  const exec::CommandOutput r = exec::run_for_output({pwd}, {}, {}, input);
+  close(fd);
+  CHECK(r.out == fs::canonical(dir.file("")).string() + "\n");
+}
+
+TEST_CASE("command output: at the timeout the whole group is killed, stderr kept") {
+  ScriptDir dir;
+  const std::string pid_file = dir.file("grandchild");
+  const std::string hang =
+      dir.script("hang", "echo waiting >&2; sleep 600 & echo $! > " + pid_file + "; wait");
+  exec::CommandInput input;
+  input.capture_stderr = true;
+  const auto start = std::chrono::steady_clock::now();
+  const exec::CommandOutput r = exec::run_for_output({hang}, {}, {milliseconds(300)}, input);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+  CHECK(r.timed_out);
+  CHECK(r.exit_code == 128 + SIGKILL);
+  CHECK(r.err == "waiting\n");
+  std::ifstream in(pid_file);
+  pid_t grandchild = 0;
+  REQUIRE(static_cast<bool>(in >> grandchild));
+  // Killed with its group: gone, or a zombie until init reaps it (SIGKILL takes effect when
+  // the process next runs, so it is given a moment).
+  std::string state = "?";
+  for (int i = 0; i < 400 && state != "Z" && !state.empty(); ++i) {
+    std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
+    std::string pid_text, comm;
+    if (!(stat >> pid_text >> comm >> state)) state.clear();
+    if (state != "Z" && !state.empty()) usleep(5000);
+  }
+  CHECK((state.empty() || state == "Z"));
+}
+
+TEST_CASE("command output: a SIGINT to hvdrun while it waits kills the tool's group first") {
+  // In a child process, as hvdrun: SIGINT at its default disposition ends the process after
+  // the tool's group is killed; the tool, in a group of its own, would not get a terminal's
+  // Ctrl-C by itself.
+  ScriptDir dir;
+  const std::string pid_file = dir.file("tool");
+  const std::string hang = dir.script("hang", "echo $$ > " + pid_file + "; exec sleep 600");
+  const pid_t hvdrun = fork();
+  REQUIRE(hvdrun >= 0);
+  if (hvdrun == 0) {
+    signal(SIGINT, SIG_DFL);
+    exec::run_for_output({hang}, {}, {milliseconds(60000)});
+    _exit(0);
+  }
+  pid_t tool = 0;
+  for (int i = 0; i < 2000 && tool == 0; ++i) {
+    std::ifstream in(pid_file);
+    if (!(in >> tool)) usleep(5000);
+  }
+  REQUIRE(tool > 0);
+  kill(hvdrun, SIGINT);
+  int status = 0;
+  REQUIRE(waitpid(hvdrun, &status, 0) == hvdrun);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
+  CHECK(kill(tool, 0) != 0);  // reaped by run_for_output before the signal took its course
 }

@@ -110,12 +110,12 @@ TEST_CASE("report_plot: one line per implementation, titled with its name, log2 
   const report::Plot p = report::bench_plot(t, "bench-allreduce");
   CHECK(p.data_file == "bench-allreduce.dat");
   CHECK(p.commands.find("set logscale x 2") != std::string::npos);
-  CHECK(p.commands.find("using 1:2 with linespoints lw 2 pt 7 title 'hvd'") != std::string::npos);
-  CHECK(p.commands.find("using 1:3 with linespoints lw 2 pt 7 title 'mpi'") != std::string::npos);
-  CHECK(p.commands.find("set title 'allreduce ''x'': bus bandwidth'") != std::string::npos);
+  CHECK(p.commands.find("using 1:2 with linespoints lw 2 pt 7 title \"hvd\"") != std::string::npos);
+  CHECK(p.commands.find("using 1:3 with linespoints lw 2 pt 7 title \"mpi\"") != std::string::npos);
+  CHECK(p.commands.find("set title \"allreduce \\047x\\047: bus bandwidth\"") != std::string::npos);
   const std::string script = report::gnuplot_script({p}, {"png", "svg"});
-  CHECK(script.find("set output 'bench-allreduce.png'") != std::string::npos);
-  CHECK(script.find("set output 'bench-allreduce.svg'") != std::string::npos);
+  CHECK(script.find("set output \"bench-allreduce.png\"") != std::string::npos);
+  CHECK(script.find("set output \"bench-allreduce.svg\"") != std::string::npos);
 }
 
 // Issue 10: a `backend` of "ring`touch X`" made gnuplot run `touch X` (backquotes inside a
@@ -195,10 +195,19 @@ TEST_CASE("report_data: fields of the wrong type are configuration errors naming
                        hvd::ConfigError);
 }
 
-TEST_CASE("report_plot: gnuplot strings are single-quoted, where gnuplot substitutes nothing") {
-  CHECK(report::gnuplot_quote("ring`touch X`") == "'ring`touch X`'");
-  CHECK(report::gnuplot_quote("it's") == "'it''s'");
-  CHECK_THROWS_AS(report::gnuplot_quote("a\nb"), hvd::InternalError);
+TEST_CASE("report_plot: any string becomes a gnuplot literal with nothing of its own to parse") {
+  CHECK(report::gnuplot_quote("ring/shm a-b") == "\"ring/shm a-b\"");
+  CHECK(report::gnuplot_quote("ring`touch X`") == "\"ring\\140touch X\\140\"");
+  CHECK(report::gnuplot_quote("'''a") == "\"\\047\\047\\047a\"");  // issue 23 #8
+  CHECK(report::gnuplot_quote("a\nb\"\\$(id)@x") == "\"a\\012b\\042\\134\\044(id)\\100x\"");
+  // gnuplot reads "\0441" as one escape ('!'): a digit after an escape is escaped too.
+  CHECK(report::gnuplot_quote("$1 a1") == "\"\\044\\061 a1\"");
+  CHECK(report::gnuplot_quote(std::string(1, '\0') + "77") == "\"\\000\\067\\067\"");
+  for (int b = 0; b < 256; ++b) {  // between the quotes: no character gnuplot treats specially
+    const std::string q = report::gnuplot_quote(std::string(1, static_cast<char>(b)));
+    CAPTURE(b);
+    CHECK(q.substr(1, q.size() - 2).find_first_of("'\"`@$#;\n") == std::string::npos);
+  }
   report::BenchTable t;
   t.op = "allreduce";
   t.impls = {"hvd"};
@@ -206,8 +215,7 @@ TEST_CASE("report_plot: gnuplot strings are single-quoted, where gnuplot substit
   t.busbw = {{1.0}};
   const report::Plot p = report::bench_plot(t, "b-allreduce");
   const std::string script = report::gnuplot_script({p}, {"png"});
-  CHECK(script.find("set output 'b-allreduce.png'\n") != std::string::npos);
-  CHECK(script.find('"') == std::string::npos);  // no double-quoted string anywhere
+  CHECK(script.find("set output \"b-allreduce.png\"\n") != std::string::npos);
 }
 
 TEST_CASE(
@@ -295,22 +303,23 @@ TEST_CASE(
     "report_plot: preflight panels: bars by flag, median and threshold lines, a titled verdict") {
   const report::Plot p = report::preflight_plot(report::preflight_table(preflight_input()), "pf");
   CHECK(p.data_file == "pf.dat");
-  CHECK(p.commands.find("set multiplot layout 2,2 title 'hvdrun preflight, threshold 0.7 x "
-                        "median: flagged node2 and 2 links'") != std::string::npos);
-  CHECK(p.commands.find("set xtics rotate by -30 ('node1' 0, 'node2' 1, 'node3' 2, 'node4' 3)") !=
+  CHECK(p.commands.find("set multiplot layout 2,2 title \"hvdrun preflight, threshold 0.7 x "
+                        "median: flagged node2 and 2 links\"") != std::string::npos);
+  CHECK(p.commands.find(
+            "set xtics rotate by -30 (\"node1\" 0, \"node2\" 1, \"node3\" 2, \"node4\" 3)") !=
         std::string::npos);
-  CHECK(p.commands.find("set xtics rotate by -30 ('node1 <-> node2' 0, 'node2 <-> node3' 1, "
-                        "'node3 <-> node4' 2, 'node4 <-> node1' 3)") != std::string::npos);
+  CHECK(p.commands.find("set xtics rotate by -30 (\"node1 <-> node2\" 0, \"node2 <-> node3\" 1, "
+                        "\"node3 <-> node4\" 2, \"node4 <-> node1\" 3)") != std::string::npos);
   // Memory bars: ok ones blue, node2 red; the median and 0.7 x median as lines.
-  CHECK(
-      p.commands.find("'pf.dat' index 0 using 1:($2 > 0 ? 1/0 : $3) with boxes lc rgb '#4682b4' "
-                      "title 'ok', 'pf.dat' index 0 using 1:($2 > 0 ? $3 : 1/0) with boxes lc rgb "
-                      "'#d62728' title 'flagged', 40.2 with lines lw 2 lc rgb 'black' title "
-                      "'median', 28.14 with lines lw 2 dt 2 lc rgb '#d62728' title "
-                      "'0.7 x median'") != std::string::npos);
+  CHECK(p.commands.find(
+            "\"pf.dat\" index 0 using 1:($2 > 0 ? 1/0 : $3) with boxes lc rgb '#4682b4' "
+            "title \"ok\", \"pf.dat\" index 0 using 1:($2 > 0 ? $3 : 1/0) with boxes lc rgb "
+            "'#d62728' title \"flagged\", 40.2 with lines lw 2 lc rgb 'black' title "
+            "\"median\", 28.14 with lines lw 2 dt 2 lc rgb '#d62728' title "
+            "\"0.7 x median\"") != std::string::npos);
   CHECK(p.commands.find("index 0 using 1:($2 > 0 ? $4 : 1/0)") != std::string::npos);  // intra
   CHECK(p.commands.find("index 1 using 1:($2 > 0 ? $3 : 1/0)") != std::string::npos);  // link busbw
-  CHECK(p.commands.find("722.857 with lines lw 2 dt 2 lc rgb '#d62728' title 'median / 0.7'") !=
+  CHECK(p.commands.find("722.857 with lines lw 2 dt 2 lc rgb '#d62728' title \"median / 0.7\"") !=
         std::string::npos);  // latency is flagged above median / threshold
   CHECK(p.commands.find("unset multiplot") != std::string::npos);
   CHECK(report::gnuplot_script({p}, {"png"}).find("set terminal pngcairo size 1400,1020") !=
@@ -324,13 +333,16 @@ TEST_CASE("report_plot: a preflight host name reaches gnuplot only as a quoted l
   in.doc["links"][0]["b"] = attack;
   in.doc["nodes"][0]["intra_busbw_gbps"] = -1;  // one node without: that panel stays
   const report::Plot p = report::preflight_plot(report::preflight_table(in), "pf");
-  // In the title: single-quoted, ' doubled. In tic labels (a format too): % doubled as well.
-  CHECK(p.commands.find("median: flagged n''2`touch X` @m $1 %s\" ; system(\"touch X\") and 2 "
-                        "links'") != std::string::npos);
-  CHECK(p.commands.find("'n''2`touch X` @m $1 %%s\" ; system(\"touch X\")' 1") !=
-        std::string::npos);
-  CHECK(p.commands.find("'node1 <-> n''2`touch X` @m $1 %%s\" ; system(\"touch X\")' 0") !=
-        std::string::npos);
+  // Every byte of the name that gnuplot could read as syntax is an octal escape; in tic labels
+  // (a format too) % is doubled first.
+  const std::string escaped =
+      "n\\047\\062\\140touch X\\140 \\100m \\044\\061 \\045s\\042 \\073 system(\\042touch X\\042)";
+  std::string in_tics = escaped;
+  in_tics.replace(in_tics.find("\\045s"), 5, "\\045\\045s");
+  CHECK(p.commands.find("median: flagged " + escaped + " and 2 links\"") != std::string::npos);
+  CHECK(p.commands.find("\"" + in_tics + "\" 1") != std::string::npos);
+  CHECK(p.commands.find("\"node1 <-> " + in_tics + "\" 0") != std::string::npos);
+  CHECK(p.commands.find('`') == std::string::npos);
   CHECK(p.data.find("touch") == std::string::npos);  // the data file holds numbers only
   CHECK(p.commands.find("set multiplot layout 2,2") != std::string::npos);
 }
@@ -342,11 +354,11 @@ TEST_CASE("report_plot: one node and no links is one panel; nothing flagged says
   const report::PreflightTable t = report::preflight_table(in);
   CHECK(report::to_gnuplot_data(t).find("links") == std::string::npos);
   const report::Plot p = report::preflight_plot(t, "pf");
-  CHECK(p.commands.find("set multiplot layout 1,1 title 'hvdrun preflight, threshold 0.7 x "
-                        "median: nothing flagged'") != std::string::npos);
+  CHECK(p.commands.find("set multiplot layout 1,1 title \"hvdrun preflight, threshold 0.7 x "
+                        "median: nothing flagged\"") != std::string::npos);
   CHECK(p.commands.find("index 1") == std::string::npos);
   CHECK(p.commands.find("$4") == std::string::npos);
-  CHECK(p.commands.find("title 'flagged'") == std::string::npos);
+  CHECK(p.commands.find("title \"flagged\"") == std::string::npos);
 }
 
 TEST_CASE("report_plot: a link between long host names is labelled with their first parts") {
@@ -357,8 +369,9 @@ TEST_CASE("report_plot: a link between long host names is labelled with their fi
   in.doc["links"][1]["b"] = "gpu018.rack3.dc1.cluster.example.org";
   in.doc["links"][2]["a"] = "n3.example.org";  // short enough: kept whole
   const report::Plot p = report::preflight_plot(report::preflight_table(in), "pf");
-  CHECK(p.commands.find("('gpu017 <-> gpu018' 0, '2001:db8::17 <-> gpu018' 1, "
-                        "'n3.example.org <-> node4' 2, 'node4 <-> node1' 3)") != std::string::npos);
+  CHECK(p.commands.find("(\"gpu017 <-> gpu018\" 0, \"2001:db8::17 <-> gpu018\" 1, "
+                        "\"n3.example.org <-> node4\" 2, \"node4 <-> node1\" 3)") !=
+        std::string::npos);
 }
 
 // Found by report_json_fuzz: a number too large for a double escaped as json::out_of_range, which
