@@ -19,5 +19,9 @@ for seed in complete torn; do
   [ -s "$corpus/timeline_records_fuzz/$seed" ] ||
     { echo "fuzz/corpus/timeline_records_fuzz/$seed is missing" >&2; status=1; }
 done
+# The JSON seeds are copies of tests/data/report (no encoder writes them): only their presence.
+for seed in predict_json_fuzz/train-np1.json predict_json_fuzz/bench-fixture.json; do
+  [ -s "$corpus/$seed" ] || { echo "fuzz/corpus/$seed is missing" >&2; status=1; }
+done
 [ "$status" -eq 0 ] && echo "PASS: fuzz seeds match the current encoders"
 exit "$status"

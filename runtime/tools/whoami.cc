@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/env.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
@@ -31,8 +33,16 @@ using EnvMap = std::map<std::string, std::string>;
 using hvd::str_cat;
 namespace env = hvd::env;
 
-constexpr std::chrono::milliseconds kConnectTimeout{30000};
-constexpr std::chrono::milliseconds kGatherTimeout{30000};
+// The bound on each wait for the other ranks (connecting to the store, gathering the rows):
+// HVD_BOOTSTRAP_TIMEOUT in seconds, the variable libhvd's bootstrap reads for the same wait
+// and with its range, so one setting bounds both; 30 s when unset, as a quick check should be.
+constexpr int64_t kDefaultWaitSeconds = 30;
+constexpr int64_t kMaxWaitSeconds = int64_t{7} * 24 * 3600;  // bootstrap_options_from_env's
+
+std::chrono::milliseconds wait_bound(const EnvMap& env) {
+  return std::chrono::seconds(
+      hvd::env_int64(env, env::kBootstrapTimeout, kDefaultWaitSeconds, 1, kMaxWaitSeconds));
+}
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 
@@ -220,8 +230,8 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
 }
 
 // Waits for every rank's row, in WAITs of at most kMaxKeys keys under one overall deadline.
-void gather_wait(hvd::store::KvClient& store, int size) {
-  const auto deadline = std::chrono::steady_clock::now() + kGatherTimeout;
+void gather_wait(hvd::store::KvClient& store, int size, std::chrono::milliseconds bound) {
+  const auto deadline = std::chrono::steady_clock::now() + bound;
   std::vector<std::string> keys;
   for (int r = 0; r < size; ++r) {
     keys.push_back(str_cat("whoami/", r));
@@ -243,15 +253,16 @@ int run(const EnvMap& env) {
   if (size < 1 || rank >= size) {
     throw hvd::ConfigError(str_cat(env::kRank, "=", rank, " is outside ", env::kSize, "=", size));
   }
-  hvd::store::KvClient store = hvd::store::connect_from_env(env, kConnectTimeout);
+  const std::chrono::milliseconds bound = wait_bound(env);
+  hvd::store::KvClient store = hvd::store::connect_from_env(env, bound);
   store.set(str_cat("whoami/", rank), join_row(my_row(env, rank, size)));
   if (rank != 0) return 0;
 
-  gather_wait(store, size);
+  gather_wait(store, size, bound);
   std::vector<std::vector<std::string>> rows;
   rows.reserve(static_cast<size_t>(size));
   for (int r = 0; r < size; ++r) {
-    rows.push_back(split_row(store.get(str_cat("whoami/", r), kGatherTimeout), r));
+    rows.push_back(split_row(store.get(str_cat("whoami/", r), bound), r));
   }
   check_consistent(rows);
   print_table(rows);

@@ -5,10 +5,15 @@
 // 3000 ms"), which is what shows that nobody used the old one; no clock is asserted (the
 // machine is shared, and a sanitizer build is slow).
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 
@@ -48,4 +53,31 @@ TEST_CASE("bootstrap timeout: a rank that never reaches init ends the job after 
           std::string::npos);
     CHECK(r.err.find("rank 1 never showed up") != std::string::npos);
   }
+}
+
+// hvd-whoami waits for the store under the same variable: with 1 s and a store port where
+// nobody listens, it ends with the store error naming that bound, not the old fixed 30 s.
+TEST_CASE("bootstrap timeout: hvd-whoami gives up on an unreachable store after the user's bound") {
+  // A port that is bound but never listened on: every connect is refused until the deadline.
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0);
+  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  const std::map<std::string, std::string> env = {
+      {"HOROVOD_RANK", "0"},
+      {"HOROVOD_SIZE", "2"},
+      {"HVD_STORE_ADDR", "127.0.0.1"},
+      {"HVD_STORE_PORT", std::to_string(ntohs(addr.sin_port))},
+      {"HVD_RUN_SECRET", std::string(64, 'a')},
+      {"HVD_BOOTSTRAP_TIMEOUT", "1"}};
+  const ProcessResult r = run({HVD_WHOAMI_EXE}, env, std::chrono::seconds(60));  // a hang guard
+  close(fd);
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("hvd-whoami: error: ") != std::string::npos);
+  CHECK(r.err.find("within 1000 ms") != std::string::npos);
 }

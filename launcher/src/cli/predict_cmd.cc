@@ -2,12 +2,7 @@
 #include "cli/predict_cmd.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
 
 #include <nlohmann/json.hpp>
 
@@ -15,54 +10,16 @@
 #include "hvd/error.h"
 #include "predict/cost_model.h"
 #include "predict/network_fit.h"
+#include "predict/train_input.h"
 
 namespace hvd::launcher::cli {
 namespace {
-
-nlohmann::json read_json(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {  // reading one throws a bare ios failure
-    throw ConfigError(str_cat(path, ": is a directory, not a --json file"));
-  }
-  std::ifstream in(path);
-  if (!in) throw ConfigError(str_cat(path, ": cannot read it: ", std::strerror(errno)));
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(str_cat(path, ": not JSON: ", e.what()));
-  } catch (const std::ios_base::failure& e) {
-    throw ConfigError(str_cat(path, ": cannot read it: ", e.what()));
-  }
-}
 
 // The step's figures: from hvd-train's report of a 1-rank run, then the flags on top.
 predict::Workload workload_of(const PredictOptions& o) {
   predict::Workload w;
   if (!o.train_file.empty()) {
-    const nlohmann::json t = read_json(o.train_file);
-    if (t.value("tool", "") != "hvd-train") {
-      throw ConfigError(str_cat(o.train_file, ": not hvd-train JSON (no \"tool\": \"hvd-train\")"));
-    }
-    if (t.value("ranks", 0) != 1) {
-      throw ConfigError(str_cat(o.train_file, ": a run of ", t.value("ranks", 0),
-                                " ranks; predict starts from a 1-rank run (hvdrun -np 1)"));
-    }
-    try {
-      const double batch = t.at("batch_per_rank").get<double>();
-      const double per_sec = t.at("img_per_sec_per_rank").at("mean").get<double>();
-      const double parameters = t.at("parameters").get<double>();
-      if (!(batch >= 1 && batch <= 1e9) || !(per_sec > 0 && per_sec < 1e12) ||
-          !(parameters >= 1 && parameters <= 1e15)) {
-        throw ConfigError(str_cat(o.train_file, ": batch_per_rank, img_per_sec_per_rank.mean and "
-                                  "parameters must be positive and finite"));
-      }
-      w.batch_per_rank = static_cast<int>(batch);
-      w.compute_ms = 1e3 * w.batch_per_rank / per_sec;
-      w.gradient_bytes = 4.0 * parameters;  // float32 gradients
-      w.tensors = 2 * std::max(1, static_cast<int>(t.at("layers").size()) - 1);  // W and b
-    } catch (const nlohmann::json::exception& e) {
-      throw ConfigError(str_cat(o.train_file, ": ", e.what()));
-    }
+    w = predict::workload_from_train(predict::read_json(o.train_file), o.train_file);
   }
   if (o.step_ms > 0) w.compute_ms = o.step_ms;
   if (o.gradient_mb > 0) w.gradient_bytes = o.gradient_mb * 1e6;
@@ -85,7 +42,8 @@ predict::Link link_of(const std::string& file, double latency_us, double gbps, c
     return {latency_us, gbps};
   }
   if (file.empty()) return {};
-  const predict::LinkFit fit = predict::fit_link(read_json(file), file, small_bytes, focus_bytes);
+  const predict::LinkFit fit =
+      predict::fit_link(predict::read_json(file), file, small_bytes, focus_bytes);
   char text[512];
   std::snprintf(text, sizeof(text),
                 "%s link: %.2f us, %.3f GB/s, fitted to %d allreduce sizes (%.0f to %.0f B, near "

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "hvd/error.h"
+#include "hvd/str_cat.h"
+#include "util/json_fields.h"
 
 namespace hvd::launcher::predict {
 namespace {
@@ -35,39 +37,42 @@ std::vector<Row> near(const std::vector<Row>& rows, double focus_bytes) {
   return kept.size() >= 2 ? kept : rows;
 }
 
+// libhvd's allreduce times ("hvd" cells) of hvd-bench JSON, one per size it timed.
+std::vector<Row> hvd_allreduce_rows(const util::JsonField& doc) {
+  std::vector<Row> rows;
+  for (const util::JsonField& op : doc.at("results").elements(10000)) {
+    if (op.at("op").text() != "allreduce") continue;
+    for (const util::JsonField& row : op.at("rows").elements(100000)) {
+      if (!row.has("impls")) continue;
+      const util::JsonField impls = row.at("impls");
+      if (!impls.has("hvd")) continue;
+      const util::JsonField hvd = impls.at("hvd");
+      if (!hvd.has("time_us")) continue;  // a size libhvd did not time (null)
+      const double t = hvd.at("time_us").number(1e-6, 1e12);
+      rows.push_back({row.at("bytes").number(1, 1e15), t});
+    }
+  }
+  return rows;
+}
+
 }  // namespace
 
 LinkFit fit_link(const nlohmann::json& bench, const std::string& path, double small_bytes,
                  double focus_bytes) {
-  if (!bench.is_object() || bench.value("tool", "") != "hvd-bench") {
+  const util::JsonField doc(path, bench);
+  // A "tool" of the wrong type is named as a field; a missing one says what file this is not.
+  if (!bench.is_object() || !bench.contains("tool") || doc.at("tool").text() != "hvd-bench") {
     throw ConfigError(str_cat(path, ": not hvd-bench JSON (no \"tool\": \"hvd-bench\")"));
   }
   LinkFit fit;
-  try {
-    fit.ranks = bench.value("ranks", 0);
-    fit.hosts = bench.value("hosts", 1);
-    fit.backend = bench.value("backend", "");
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(str_cat(path, ": ", e.what()));
-  }
+  fit.ranks = static_cast<int>(doc.at("ranks").whole(0, 1000000));
+  fit.hosts = static_cast<int>(doc.whole_or("hosts", 1, 1, 1000000));
+  fit.backend = doc.text_or("backend", "");
   if (fit.ranks < 2) {
     throw ConfigError(str_cat(path, ": an hvd-bench run of ", fit.ranks,
                               " rank(s) measures no link; run it with -np 2 or more"));
   }
-  std::vector<Row> rows;
-  for (const auto& op : bench.value("results", nlohmann::json::array())) {
-    if (op.value("op", "") != "allreduce") continue;
-    for (const auto& row : op.value("rows", nlohmann::json::array())) {
-      const auto impls = row.value("impls", nlohmann::json::object());
-      if (!impls.contains("hvd") || !impls["hvd"].contains("time_us")) continue;
-      if (!impls["hvd"]["time_us"].is_number() || !row.value("bytes", nlohmann::json()).is_number()) {
-        continue;  // a size libhvd did not time (null), or not a number
-      }
-      const double t = impls["hvd"]["time_us"].get<double>();
-      const double bytes = row["bytes"].get<double>();
-      if (std::isfinite(t) && t > 0 && std::isfinite(bytes) && bytes > 0) rows.push_back({bytes, t});
-    }
-  }
+  std::vector<Row> rows = hvd_allreduce_rows(doc);
   if (rows.size() < 2) {
     throw ConfigError(str_cat(path, ": needs libhvd allreduce times at two sizes or more, has ",
                               rows.size()));

@@ -8,9 +8,13 @@
 
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "util/json_fields.h"
 
 namespace hvd::launcher::preflight {
 namespace {
+
+// judge() gets the parsed report, not its path; errors name it by what wrote it.
+const std::string kReportName = "hvd-preflight's report";
 
 std::string fixed(double value, int digits) {
   char text[64];
@@ -24,23 +28,43 @@ std::string below(const char* what, double value, double threshold, double med, 
                  fixed(med, 2));
 }
 
-NodeVerdict node_of(const nlohmann::json& n) {
+// Figures hvd-preflight measured: never negative, and far below these bounds on any machine.
+constexpr double kMaxFigure = 1e15;
+constexpr int64_t kMaxCount = 10000000;
+
+std::vector<std::string> texts(const util::JsonField& list) {
+  std::vector<std::string> out;
+  for (const util::JsonField& item : list.elements(kMaxCount)) out.push_back(item.text());
+  return out;
+}
+
+NodeVerdict node_of(const util::JsonField& n) {
   NodeVerdict v;
-  v.host = n.at("host").get<std::string>();
-  v.rank_ids = n.at("ranks").get<std::vector<int>>();
-  v.gpu_ids = n.value("gpu_ids", std::vector<std::string>());
-  v.node_gpus = n.value("node_gpus", -1);
-  v.gpus = n.at("gpus").get<int>();
-  v.gpu_model = n.value("gpu_model", "");
-  v.missing_nics = n.at("missing_nics").get<std::vector<std::string>>();
-  v.clock_offset_ms = n.at("clock_offset_ms").get<double>();
-  v.clock_rtt_ms = n.at("clock_rtt_ms").get<double>();
-  v.memory_gbps = n.at("memory_gbps").get<double>();
-  if (n.contains("intra") && !n.at("intra").is_null()) {
-    v.intra_busbw_gbps = n.at("intra").at("busbw_gbps").get<double>();
-    v.intra_latency_us = n.at("intra").at("latency_us").get<double>();
+  v.host = n.at("host").text(255);
+  for (const util::JsonField& rank : n.at("ranks").elements(kMaxCount)) {
+    v.rank_ids.push_back(static_cast<int>(rank.whole(0, kMaxCount)));
+  }
+  if (n.has("gpu_ids")) v.gpu_ids = texts(n.at("gpu_ids"));
+  v.node_gpus = static_cast<int>(n.whole_or("node_gpus", -1, -1, kMaxCount));
+  v.gpus = static_cast<int>(n.at("gpus").whole(0, kMaxCount));
+  v.gpu_model = n.text_or("gpu_model", "");
+  v.missing_nics = texts(n.at("missing_nics"));
+  v.clock_offset_ms = n.at("clock_offset_ms").number(-kMaxFigure, kMaxFigure);
+  v.clock_rtt_ms = n.at("clock_rtt_ms").number(0, kMaxFigure);
+  v.memory_gbps = n.at("memory_gbps").number(0, kMaxFigure);
+  if (n.has("intra")) {
+    v.intra_busbw_gbps = n.at("intra").at("busbw_gbps").number(0, kMaxFigure);
+    v.intra_latency_us = n.at("intra").at("latency_us").number(0, kMaxFigure);
   }
   return v;
+}
+
+LinkVerdict link_of(const util::JsonField& l) {
+  return {l.at("a").text(255),
+          l.at("b").text(255),
+          l.at("latency_us").number(0, kMaxFigure),
+          l.at("busbw_gbps").number(0, kMaxFigure),
+          {}};
 }
 
 Medians medians_of(const Verdict& v) {
@@ -129,23 +153,20 @@ Verdict judge(const nlohmann::json& report, double threshold, const NodeExpectat
   if (!(threshold > 0 && threshold <= 1)) {
     throw UsageError(str_cat("--threshold: must be in (0, 1], got ", threshold));
   }
-  if (!report.is_object() || report.value("tool", "") != "hvd-preflight") {
+  const util::JsonField doc(kReportName, report);
+  // A "tool" of the wrong type is named as a field; a missing one says what file this is not.
+  if (!report.is_object() || !report.contains("tool") || doc.at("tool").text() != "hvd-preflight") {
     throw ConfigError("not an hvd-preflight report (no \"tool\": \"hvd-preflight\")");
   }
   Verdict v;
   v.threshold = threshold;
-  try {
-    for (const nlohmann::json& n : report.at("nodes")) v.nodes.push_back(node_of(n));
-    for (const nlohmann::json& l : report.at("links")) {
-      v.links.push_back({l.at("a").get<std::string>(), l.at("b").get<std::string>(),
-                         l.at("latency_us").get<double>(), l.at("busbw_gbps").get<double>(), {}});
-    }
-    v.all_latency_us = report.at("all").at("latency_us").get<double>();
-    v.all_busbw_gbps = report.at("all").at("busbw_gbps").get<double>();
-    v.seconds = report.value("seconds", 0.0);
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(str_cat("hvd-preflight report: ", e.what()));
-  }
+  for (const util::JsonField& n : doc.at("nodes").elements(kMaxCount))
+    v.nodes.push_back(node_of(n));
+  for (const util::JsonField& l : doc.at("links").elements(kMaxCount))
+    v.links.push_back(link_of(l));
+  v.all_latency_us = doc.at("all").at("latency_us").number(0, kMaxFigure);
+  v.all_busbw_gbps = doc.at("all").at("busbw_gbps").number(0, kMaxFigure);
+  v.seconds = doc.number_or("seconds", 0.0, 0, kMaxFigure);
   v.medians = medians_of(v);
   for (LinkVerdict& l : v.links) {
     if (l.busbw_gbps < threshold * v.medians.link_busbw_gbps) {

@@ -5,6 +5,7 @@
 
 #include "hvd/error.h"
 #include "slurm/hostlist.h"
+#include "support/json_mutations.h"
 
 namespace preflight = hvd::launcher::preflight;
 using nlohmann::json;
@@ -181,4 +182,24 @@ TEST_CASE("judge: the NVIDIA driver's GPU count against the profile's; unknown i
   CHECK(v.flagged_hosts == std::vector<std::string>{"g1"});
   // A profile without GPUs judges no count.
   CHECK_FALSE(preflight::judge(report({lost}, json::array()), 0.7, {}).anything_flagged());
+}
+
+// Every value of a report replaced with each other JSON type, and numbers with huge ones
+// (support/json_mutations.h): judge() works or throws ConfigError, never nlohmann's type_error
+// (which hvdrun reports as an internal error, exit 70). The fields it reads are named by their
+// JSON pointer; "bytes" and "version" it does not read.
+TEST_CASE("judge: every mistyped field of a report is a config error naming the field") {
+  const json valid = report({node("n1", 10, 5), node("n2", 10)}, {link("n1", "n2", 1.0)});
+  for (const hvd::test::JsonMutation& m : hvd::test::json_mutations(valid)) {
+    CAPTURE(m.pointer);
+    CAPTURE(m.what);
+    const bool read = m.pointer != "/version" && m.pointer.find("/bytes") == std::string::npos;
+    try {
+      preflight::judge(m.doc, 0.7, {});
+      CHECK_FALSE(read && m.what != "null");
+    } catch (const hvd::ConfigError& e) {
+      const std::string what = e.what();
+      if (read && m.what != "null") CHECK_MESSAGE(what.find(m.pointer) != std::string::npos, what);
+    }
+  }
 }
