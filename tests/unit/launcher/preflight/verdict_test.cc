@@ -194,9 +194,10 @@ TEST_CASE("judge: every mistyped field of a report is a config error naming the 
     CAPTURE(m.pointer);
     CAPTURE(m.what);
     const bool read = m.pointer != "/version" && m.pointer.find("/bytes") == std::string::npos;
+    const bool must_fail = read && m.what != "null";
     try {
       preflight::judge(m.doc, 0.7, {});
-      CHECK_FALSE(read && m.what != "null");
+      CHECK_FALSE(must_fail);
     } catch (const hvd::ConfigError& e) {
       const std::string what = e.what();
       if (read && m.what != "null") CHECK_MESSAGE(what.find(m.pointer) != std::string::npos, what);
