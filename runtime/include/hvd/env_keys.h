@@ -58,6 +58,8 @@ inline constexpr const char* kCycleTime = "HOROVOD_CYCLE_TIME";
 inline constexpr const char* kCacheCapacity = "HOROVOD_CACHE_CAPACITY";
 inline constexpr const char* kHierarchicalAllreduce = "HOROVOD_HIERARCHICAL_ALLREDUCE";
 inline constexpr const char* kTimeline = "HOROVOD_TIMELINE";
+/// HOROVOD_TIMELINE's value for "no file now": Horovod's start_timeline() starts one at run time.
+inline constexpr const char* kTimelineDynamic = "DYNAMIC";
 inline constexpr const char* kTimelineMarkCycles = "HOROVOD_TIMELINE_MARK_CYCLES";
 inline constexpr const char* kStallCheckDisable = "HOROVOD_STALL_CHECK_DISABLE";
 inline constexpr const char* kStallCheckTime = "HOROVOD_STALL_CHECK_TIME_SECONDS";
