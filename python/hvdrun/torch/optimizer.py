@@ -98,13 +98,17 @@ class _DistributedOptimizer(torch.optim.Optimizer):
         return 1.0, 1.0
 
     def _dense_grad(self, p):
+        """The tensor whose allreduce gives p's gradient. A sparse gradient stays p.grad (the
+        wrapped optimizer may take only sparse ones, as SparseAdam): a dense copy travels, and
+        synchronize() puts the result back as a sparse tensor, as Horovod does."""
         if p.grad is None:
+            # A rank whose forward did not use p still takes part with zeros: others may have.
             p.grad = p.data.new(p.size()).zero_()
         if p.grad.is_sparse:
             if not self.sparse_as_dense:
                 raise NotImplementedError('hvdrun.torch: with groups, sparse gradients are '
                                           'allreduced only with sparse_as_dense=True')
-            p.grad = p.grad.to_dense()
+            return p.grad.to_dense()
         return p.grad
 
     def _allreduce_grad_async(self, p):
@@ -173,20 +177,23 @@ class _DistributedOptimizer(torch.optim.Optimizer):
                     self._handles[p] = self._allreduce_grad_async(p)
         results = {}
         for p, (handle, ctx) in self._handles.items():
-            if callable(handle):  # a sparse gradient: a new tensor with every rank's rows
-                self._allreduce_delay[p] = self.backward_passes_per_step
-                p.grad = handle()
-                continue
-            if handle not in results:
-                results[handle] = synchronize(handle)
-            output = results[handle]
-            if self._groups is not None:
-                output, ctx = output[ctx[2]], ctx[1]
-            else:
-                ctx = ctx[1]
             self._allreduce_delay[p] = self.backward_passes_per_step
-            grad = self._compression.decompress(output, ctx)
-            if grad is not p.grad:
+            if callable(handle):  # a sparse allreduce: a sparse tensor of every rank's rows
+                grad = handle()
+            else:
+                if handle not in results:
+                    results[handle] = synchronize(handle)
+                output = results[handle]
+                if self._groups is not None:
+                    output, ctx = output[ctx[2]], ctx[1]
+                else:
+                    ctx = ctx[1]
+                grad = self._compression.decompress(output, ctx)
+            if p.grad.is_sparse:
+                # Back to sparse in place (a sparse tensor has no set_), as Horovod does: the
+                # wrapped optimizer gets the sparse gradient it may require.
+                p.grad.zero_().add_(grad if grad.is_sparse else grad.to_sparse())
+            elif grad is not p.grad:
                 p.grad.copy_(grad)
         self._handles.clear()
         self._synchronized = True
