@@ -7,6 +7,7 @@ import pickle
 
 import torch
 
+from .adasum_optimizer import _DistributedAdasumOptimizer
 from .mpi_ops import allgather, broadcast_, broadcast_async_, synchronize
 from .optimizer import _DistributedOptimizer
 from .process_sets import global_process_set, process_set_id, set_size
@@ -59,7 +60,8 @@ def _initialize_state(optimizer):
                 p.grad = p.data.new(p.size()).zero_()
                 if isinstance(optimizer, torch.optim.SparseAdam):
                     p.grad = p.grad.to_sparse()
-    if vars(type(optimizer)).get('step') is _DistributedOptimizer.step:
+    if vars(type(optimizer)).get('step') in (_DistributedOptimizer.step,
+                                             _DistributedAdasumOptimizer.step):
         # The wrapped optimizer's step: DistributedOptimizer.step() would allreduce, and a
         # rank calling this alone would wait for the others.
         super(type(optimizer), optimizer).step()
