@@ -59,11 +59,11 @@ def loss_of(model, k, step, part=0):
     return torch.nn.functional.mse_loss(model(x), y)
 
 
-def train(r, make, steps, passes):
+def train(r, make, steps, passes, compression=hvd.Compression.none):
     model = new_model()
     opt = hvd.DistributedOptimizer(make(model.parameters()), op=hvd.Adasum,
                                    named_parameters=model.named_parameters(),
-                                   backward_passes_per_step=passes)
+                                   backward_passes_per_step=passes, compression=compression)
     for s in range(steps):
         opt.zero_grad()
         for part in range(passes):
@@ -72,8 +72,9 @@ def train(r, make, steps, passes):
     return model
 
 
-def reference(n, make, steps, passes):
-    """Every rank's local step on its own copy, the changes combined by Adasum per tensor."""
+def reference(n, make, steps, passes, fp16=False):
+    """Every rank's local step on its own copy, the changes combined by Adasum per tensor
+    (with fp16: the changes travel, and the combination comes back, as float16)."""
     shared = new_model()
     copies = [copy.deepcopy(shared) for _ in range(n)]
     opts = [make(c.parameters()) for c in copies]
@@ -87,27 +88,33 @@ def reference(n, make, steps, passes):
             for part in range(passes):
                 loss_of(c, k, s, part).backward()
             opt.step()
-            changes.append([(q - p).detach().double().reshape(-1)
+            # At one rank nothing travels: Horovod's plain wrapper, no compression.
+            travel = (lambda t: t.half()) if fp16 and n > 1 else (lambda t: t)
+            changes.append([travel(q - p).detach().double().reshape(-1)
                             for q, p in zip(c.parameters(), shared.parameters())])
         with torch.no_grad():
             for i, p in enumerate(shared.parameters()):
                 combined = adasum([ch[i] for ch in changes]) if n > 1 else changes[0][i]
+                combined = combined.half() if fp16 and n > 1 else combined
                 p.add_(combined.reshape(p.shape).to(p.dtype))
     return shared
 
 
 def check_against_reference(r, n):
-    for name, make in OPTIMIZERS:
-        for steps, passes in ((3, 1), (2, 2)):
-            what = 'Adasum %s, %d steps of %d passes' % (name, steps, passes)
-            got = train(r, make, steps, passes)
-            want = reference(n, make, steps, passes)
-            for (pname, p), q in zip(got.named_parameters(), want.parameters()):
-                diff = (p.detach().double() - q.detach().double()).abs().max().item()
-                check(diff <= 1e-5, '%s: %s differs from the formula by %g' % (what, pname, diff))
-            flat = torch.cat([p.detach().reshape(-1) for p in got.parameters()]).reshape(1, -1)
-            gathered = hvd.allgather(flat, name='adasum.params')
-            check(bool((gathered == gathered[0]).all()), '%s: the same on every rank' % what)
+    fp16 = hvd.Compression.fp16
+    cases = [(name, make, steps, passes, hvd.Compression.none, 1e-5)
+             for name, make in OPTIMIZERS for steps, passes in ((3, 1), (2, 2))]
+    cases.append((OPTIMIZERS[0][0] + ' fp16', OPTIMIZERS[0][1], 2, 1, fp16, 1e-3))
+    for name, make, steps, passes, compression, tol in cases:
+        what = 'Adasum %s, %d steps of %d passes' % (name, steps, passes)
+        got = train(r, make, steps, passes, compression)
+        want = reference(n, make, steps, passes, compression is fp16)
+        for (pname, p), q in zip(got.named_parameters(), want.parameters()):
+            diff = (p.detach().double() - q.detach().double()).abs().max().item()
+            check(diff <= tol, '%s: %s differs from the formula by %g' % (what, pname, diff))
+        flat = torch.cat([p.detach().reshape(-1) for p in got.parameters()]).reshape(1, -1)
+        gathered = hvd.allgather(flat, name='adasum.params')
+        check(bool((gathered == gathered[0]).all()), '%s: the same on every rank' % what)
 
 
 def check_behaviour(r, n):
