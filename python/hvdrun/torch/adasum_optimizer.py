@@ -15,12 +15,12 @@ import torch
 
 from .basics import Adasum
 from .mpi_ops import allreduce_async_, synchronize
+from .optimizer import validated_names
 
 
 class _DistributedAdasumOptimizer(torch.optim.Optimizer):
     def __init__(self, params, named_parameters, compression, backward_passes_per_step=1):
         super(self.__class__, self).__init__(params)
-        from .optimizer import validated_names
         self._compression = compression
         # Horovod numbers unnamed parameters within each group; with several groups that repeats
         # names and Horovod raises. Numbering across groups keeps one name per parameter.

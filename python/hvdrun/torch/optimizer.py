@@ -262,7 +262,7 @@ def DistributedOptimizer(optimizer, named_parameters=None, compression=Compressi
             groups = num_groups
     if op == Adasum and size() > 1:
         # Adasum combines each rank's model update, not gradients (adasum_optimizer.py); at one
-        # rank Horovod uses the plain wrapper, as here. Imported here: it uses validated_names.
+        # rank Horovod uses the plain wrapper, as here. Imported here: it imports this module.
         from .adasum_optimizer import _DistributedAdasumOptimizer
         if process_set_id(process_set) != global_process_set.process_set_id:
             raise NotImplementedError('Adasum does not support non-global process sets yet.')
