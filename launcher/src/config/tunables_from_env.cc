@@ -46,7 +46,10 @@ void apply_environment(Tunables& t, const EnvMap& env) {
   if (auto v = find(env, env::kHierarchicalAllreduce)) {
     t.hierarchical_allreduce = flag(env::kHierarchicalAllreduce, *v);
   }
-  if (auto v = find(env, env::kTimeline)) t.timeline_filename = *v;
+  // DYNAMIC (Horovod's "start_timeline() at run time") is no file for hvdrun to merge.
+  if (auto v = find(env, env::kTimeline); v && *v != env::kTimelineDynamic) {
+    t.timeline_filename = *v;
+  }
   if (auto v = find(env, env::kTimelineMarkCycles)) {
     t.timeline_mark_cycles = flag(env::kTimelineMarkCycles, *v);
   }

@@ -4,7 +4,7 @@
     import hvdrun.torch as hvd          # or, under hvdrun --horovod-compat:
     import horovod.torch as hvd
 
-Not here: Adasum, which raises NotImplementedError saying so.
+Adasum: the allreduce (adasum.py) and DistributedOptimizer(op=Adasum) (adasum_optimizer.py).
 """
 
 from .basics import (Adasum, Average, Max, Min, Product, Sum, ccl_built, cross_rank, cross_size,

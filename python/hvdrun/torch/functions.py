@@ -7,7 +7,9 @@ import pickle
 
 import torch
 
+from .adasum_optimizer import _DistributedAdasumOptimizer
 from .mpi_ops import allgather, broadcast_, broadcast_async_, synchronize
+from .optimizer import _DistributedOptimizer
 from .process_sets import global_process_set, process_set_id, set_size
 
 
@@ -41,9 +43,30 @@ def broadcast_optimizer_state(optimizer, root_rank, model=None, process_set=glob
     process_set_id(process_set)
     if isinstance(optimizer, torch.optim.LBFGS):
         raise ValueError('cannot broadcast torch.optim.LBFGS state')
+    if not optimizer.state_dict()['state']:
+        _initialize_state(optimizer)
     state = broadcast_object(optimizer.state_dict(), root_rank,
                              name='broadcast_optimizer_state', process_set=process_set)
     optimizer.load_state_dict(state)
+
+
+def _initialize_state(optimizer):
+    """Horovod's start for a new optimizer: one local step on zero gradients, so that every
+    rank has state (Adam's moments, its step count 1) to receive. It leaves the zero gradients
+    in p.grad and moves parameters only where the zero step does (weight decay), as Horovod."""
+    for group in optimizer.param_groups:
+        for p in group['params']:
+            if p.requires_grad:
+                p.grad = p.data.new(p.size()).zero_()
+                if isinstance(optimizer, torch.optim.SparseAdam):
+                    p.grad = p.grad.to_sparse()
+    if vars(type(optimizer)).get('step') in (_DistributedOptimizer.step,
+                                             _DistributedAdasumOptimizer.step):
+        # The wrapped optimizer's step: DistributedOptimizer.step() would allreduce, and a
+        # rank calling this alone would wait for the others.
+        super(type(optimizer), optimizer).step()
+    else:
+        optimizer.step()
 
 
 def _to_bytes(obj):

@@ -8,11 +8,30 @@ from contextlib import contextmanager
 
 import torch
 
-from .basics import Adasum, Average
+from .basics import Adasum, Average, size
 from .compression import Compression
 from .mpi_ops import allreduce_async_, grouped_allreduce_async_, synchronize
 from .process_sets import global_process_set, process_set_id, set_size
 from .sparse import sparse_allreduce_async
+
+
+def validated_names(param_groups, named_parameters, default):
+    """named_parameters as a list of (name, parameter), `default` when None; Horovod's
+    ValueErrors when they are no tuples, repeat a name or leave a parameter out."""
+    named_parameters = default if named_parameters is None else list(named_parameters)
+    if any(not isinstance(p, tuple) for p in named_parameters):
+        raise ValueError('named_parameters should be a sequence of tuples (name, parameter), '
+                         'usually produced by model.named_parameters().')
+    names = [k for k, _ in named_parameters]
+    if len(names) != len(set(names)):
+        raise ValueError('Parameter names in named_parameters must be unique.')
+    all_params = {id(v) for group in param_groups for v in group['params']}
+    named = {id(v) for _, v in named_parameters}
+    if len(all_params - named) > 0:
+        raise ValueError('named_parameters was specified, but one or more model parameters '
+                         'were not named. Python object ids: %s'
+                         % ', '.join(str(i) for i in all_params - named))
+    return named_parameters
 
 
 class _DistributedOptimizer(torch.optim.Optimizer):
@@ -27,24 +46,10 @@ class _DistributedOptimizer(torch.optim.Optimizer):
         self.sparse_as_dense = sparse_as_dense
         self.process_set = process_set
 
-        if named_parameters is not None:
-            named_parameters = list(named_parameters)
-        else:
-            named_parameters = [('allreduce.noname.%s.%s' % (i, j), v)
-                                for i, group in enumerate(self.param_groups)
-                                for j, v in enumerate(group['params'])]
-        if any(not isinstance(p, tuple) for p in named_parameters):
-            raise ValueError('named_parameters should be a sequence of tuples (name, parameter), '
-                             'usually produced by model.named_parameters().')
-        names = [k for k, _ in named_parameters]
-        if len(names) != len(set(names)):
-            raise ValueError('Parameter names in named_parameters must be unique.')
-        all_params = {id(v) for group in self.param_groups for v in group['params']}
-        named = {id(v) for _, v in named_parameters}
-        if len(all_params - named) > 0:
-            raise ValueError('named_parameters was specified, but one or more model parameters '
-                             'were not named. Python object ids: %s'
-                             % ', '.join(str(i) for i in all_params - named))
+        default = [('allreduce.noname.%s.%s' % (i, j), v)
+                   for i, group in enumerate(self.param_groups)
+                   for j, v in enumerate(group['params'])]
+        named_parameters = validated_names(self.param_groups, named_parameters, default)
 
         # Names are what every rank agrees on: the allreduce of a gradient is keyed by its
         # parameter's name, whatever order the hooks fire in.
@@ -63,6 +68,21 @@ class _DistributedOptimizer(torch.optim.Optimizer):
 
         if set_size(process_set) > 1:
             self._register_hooks()
+
+    def load_state_dict(self, *args, **kwargs):
+        """The wrapped optimizer's, after dropping pending allreduces and resetting the
+        accumulation count (Horovod does, so a restored state starts a clean step)."""
+        self._handles = {}
+        self._synchronized = False
+        self._should_synchronize = True
+        for p in self._allreduce_delay:
+            self._allreduce_delay[p] = self.backward_passes_per_step
+        super(self.__class__, self).load_state_dict(*args, **kwargs)
+
+    def set_backward_passes_per_step(self, passes):
+        self.backward_passes_per_step = passes
+        for p in self._allreduce_delay:
+            self._allreduce_delay[p] = passes
 
     def _make_groups(self, groups):
         """None, a number of groups (parameters split evenly, in order), or lists of
@@ -98,13 +118,17 @@ class _DistributedOptimizer(torch.optim.Optimizer):
         return 1.0, 1.0
 
     def _dense_grad(self, p):
+        """The tensor whose allreduce gives p's gradient. A sparse gradient stays p.grad (the
+        wrapped optimizer may take only sparse ones, as SparseAdam): a dense copy travels, and
+        synchronize() puts the result back as a sparse tensor, as Horovod does."""
         if p.grad is None:
+            # A rank whose forward did not use p still takes part with zeros: others may have.
             p.grad = p.data.new(p.size()).zero_()
         if p.grad.is_sparse:
             if not self.sparse_as_dense:
                 raise NotImplementedError('hvdrun.torch: with groups, sparse gradients are '
                                           'allreduced only with sparse_as_dense=True')
-            p.grad = p.grad.to_dense()
+            return p.grad.to_dense()
         return p.grad
 
     def _allreduce_grad_async(self, p):
@@ -173,20 +197,23 @@ class _DistributedOptimizer(torch.optim.Optimizer):
                     self._handles[p] = self._allreduce_grad_async(p)
         results = {}
         for p, (handle, ctx) in self._handles.items():
-            if callable(handle):  # a sparse gradient: a new tensor with every rank's rows
-                self._allreduce_delay[p] = self.backward_passes_per_step
-                p.grad = handle()
-                continue
-            if handle not in results:
-                results[handle] = synchronize(handle)
-            output = results[handle]
-            if self._groups is not None:
-                output, ctx = output[ctx[2]], ctx[1]
-            else:
-                ctx = ctx[1]
             self._allreduce_delay[p] = self.backward_passes_per_step
-            grad = self._compression.decompress(output, ctx)
-            if grad is not p.grad:
+            if callable(handle):  # a sparse allreduce: a sparse tensor of every rank's rows
+                grad = handle()
+            else:
+                if handle not in results:
+                    results[handle] = synchronize(handle)
+                output = results[handle]
+                if self._groups is not None:
+                    output, ctx = output[ctx[2]], ctx[1]
+                else:
+                    ctx = ctx[1]
+                grad = self._compression.decompress(output, ctx)
+            if p.grad.is_sparse:
+                # Back to sparse in place (a sparse tensor has no set_), as Horovod does: the
+                # wrapped optimizer gets the sparse gradient it may require.
+                p.grad.zero_().add_(grad if grad.is_sparse else grad.to_sparse())
+            elif grad is not p.grad:
                 p.grad.copy_(grad)
         self._handles.clear()
         self._synchronized = True
@@ -228,14 +255,21 @@ def DistributedOptimizer(optimizer, named_parameters=None, compression=Compressi
     Horovod 0.28's horovod.torch.DistributedOptimizer for every argument."""
     if gradient_predivide_factor != 1.0 and op != Average:
         raise ValueError('gradient_predivide_factor not supported with op != Average')
-    if op == Adasum:
-        raise NotImplementedError('hvdrun.torch: op=Adasum is not supported (libhvd has no '
-                                  'Adasum reduction); use Average or Sum')
     if num_groups != 0:
         warnings.warn('Parameter `num_groups` has been replaced by `groups` and will be removed '
                       'in v0.23.0.', DeprecationWarning)
         if groups is None:
             groups = num_groups
+    if op == Adasum and size() > 1:
+        # Adasum combines each rank's model update, not gradients (adasum_optimizer.py); at one
+        # rank Horovod uses the plain wrapper, as here. Imported here: it imports this module.
+        from .adasum_optimizer import _DistributedAdasumOptimizer
+        if process_set_id(process_set) != global_process_set.process_set_id:
+            raise NotImplementedError('Adasum does not support non-global process sets yet.')
+        cls = type(optimizer.__class__.__name__, (optimizer.__class__,),
+                   dict(_DistributedAdasumOptimizer.__dict__))
+        return cls(optimizer.param_groups, named_parameters, compression,
+                   backward_passes_per_step)
     cls = type(optimizer.__class__.__name__, (optimizer.__class__,),
                dict(_DistributedOptimizer.__dict__))
     return cls(optimizer.param_groups, named_parameters, compression, backward_passes_per_step,

@@ -58,6 +58,8 @@ inline constexpr const char* kCycleTime = "HOROVOD_CYCLE_TIME";
 inline constexpr const char* kCacheCapacity = "HOROVOD_CACHE_CAPACITY";
 inline constexpr const char* kHierarchicalAllreduce = "HOROVOD_HIERARCHICAL_ALLREDUCE";
 inline constexpr const char* kTimeline = "HOROVOD_TIMELINE";
+/// HOROVOD_TIMELINE's value for "no file now": Horovod's start_timeline() starts one at run time.
+inline constexpr const char* kTimelineDynamic = "DYNAMIC";
 inline constexpr const char* kTimelineMarkCycles = "HOROVOD_TIMELINE_MARK_CYCLES";
 /// Random hex digits hvdrun draws once per job with a timeline: part of each rank's timeline
 /// file name (core/timeline_merge.h), so that nobody can plant a file at that name before the

@@ -22,6 +22,8 @@ RuntimeOptions runtime_options_from_env(const EnvMap& env) {
   o.controller.stall.warning_seconds = env_double(env, env::kStallCheckTime, 60.0, 0.001, 1e9);
   o.controller.stall.shutdown_seconds = env_double(env, env::kStallShutdownTime, 0.0, 0.0, 1e9);
   o.timeline.filename = env_string(env, env::kTimeline, "");
+  // Horovod's DYNAMIC names no file: start_timeline() starts one at run time.
+  if (o.timeline.filename == env::kTimelineDynamic) o.timeline.filename.clear();
   o.timeline.file_tag = env_string(env, env::kTimelineTag, "");
   o.timeline.mark_cycles = env_bool(env, env::kTimelineMarkCycles, false);
   return o;

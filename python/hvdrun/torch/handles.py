@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Horovod's int handles over libhvd's operations: submit registers one, poll() and
+synchronize() finish it. Also the names: unnamed operations get counters, and a name still in
+flight cannot be submitted again (Horovod's ValueError)."""
+
+import itertools
+
+import torch
+
+from . import _hvd_torch as _lib
+from . import wire
+from .exceptions import HorovodInternalError
+
+# Horovod's message (common/tensor_queue.cc) for a name that is still being processed.
+DUPLICATE_NAME = ('Requested to allreduce, allgather, or broadcast a tensor with the same name '
+                  'as another tensor that is currently being processed.  If you want to '
+                  'request another tensor, use a different tensor name.')
+
+
+class _Pending:
+    """One handle given to the caller: libhvd's operations behind it, the tensors they read or
+    write (kept alive until synchronize), and how to make the result once they are done."""
+    __slots__ = ('ids', 'keep', 'finish', 'keys')
+
+    def __init__(self, ids, keep, finish, keys):
+        self.ids, self.keep, self.finish, self.keys = ids, keep, finish, keys
+
+
+_pending = {}
+_handles = itertools.count(1)
+_unnamed = {}  # per process set id: a counter
+_in_flight = {}  # (kind, process set id, name) -> the handle that submitted it
+
+
+def reset():
+    """Forgets everything in flight; init() and shutdown() call it, as Horovod resets its map."""
+    global _handles
+    _pending.clear()
+    _handles = itertools.count(1)
+    _unnamed.clear()
+    _in_flight.clear()
+
+
+def op_name(name, kind, ps=0):
+    # The ranks of a set issue its unnamed operations in the same order, so the same counter
+    # value names the same tensor on each of them. One counter per set: a rank's operations in
+    # other sets must not shift the numbers (Horovod's single counter does).
+    if name is not None:
+        return name
+    counter = _unnamed.get(ps)
+    if counter is None:
+        counter = _unnamed[ps] = itertools.count()
+    return '%s.noname.%d' % (kind, next(counter))
+
+
+def _busy(handle):
+    pending = _pending.get(handle)
+    return pending is not None and not all(_lib.poll(i) for i in pending.ids)
+
+
+def claim(kind, ps, names):
+    """ValueError (Horovod's, at once and before anything is enqueued) when one of `names` is
+    still being processed. Horovod keys its tensor table by "kind.name" per process set, and a
+    name is free again once its operation is done, synchronized or not."""
+    keys = [(kind, ps, n) for n in names]
+    if len(set(keys)) != len(keys) or any(_busy(_in_flight.get(k)) for k in keys):
+        raise ValueError(DUPLICATE_NAME)
+    return keys
+
+
+def submit(enqueue, keep, finish, keys=()):
+    """Runs `enqueue` (returns libhvd handle ids) and registers the result under a new handle;
+    `keys` (from claim()) are in flight until it is done."""
+    ids = enqueue()
+    handle = next(_handles)
+    _pending[handle] = _Pending(ids if isinstance(ids, list) else [ids], keep, finish, keys)
+    for k in keys:
+        _in_flight[k] = handle
+    return handle
+
+
+def submit_local(result_fn, keep=(), keys=()):
+    """A handle whose result needs no communication (computed at synchronize)."""
+    return submit(lambda: [], keep, lambda _: result_fn(), keys)
+
+
+def poll(handle):
+    """True once the operation behind `handle` is done; synchronize() then does not block."""
+    pending = _pending.get(handle)
+    if pending is None:
+        raise ValueError('hvdrun.torch: unknown handle %r' % (handle,))
+    return all(_lib.poll(i) for i in pending.ids)
+
+
+def synchronize(handle):
+    """Waits for `handle` and returns its result; HorovodInternalError if it failed."""
+    pending = _pending.pop(handle, None)
+    if pending is None:
+        return None
+    for k in pending.keys:
+        if _in_flight.get(k) == handle:
+            del _in_flight[k]
+    error = None
+    for i in pending.ids:
+        try:
+            _lib.wait(i)
+        except RuntimeError as e:  # wait for the rest of a group before reporting
+            error = error or e
+    try:
+        if error is not None:
+            raise HorovodInternalError(str(error))
+        return pending.finish(pending)
+    finally:
+        for i in pending.ids:
+            _lib.release(i)
+
+
+def gathered(tensor, lib_id, moved_dtype):
+    """The result of an allgather or alltoallv: libhvd leaves it in host memory owned by the
+    handle; one copy into a new tensor."""
+    out = torch.empty(_lib.output_shape(lib_id), dtype=moved_dtype)
+    _lib.copy_output(lib_id, out)
+    out = wire.back(out, tensor.dtype)
+    return out.to(tensor.device) if tensor.device.type != 'cpu' else out
