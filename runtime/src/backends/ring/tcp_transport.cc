@@ -22,6 +22,7 @@
 #include "backends/ring/setup_timeout.h"
 #include "backends/ring/tcp_links.h"
 #include "common/reduce_kernels.h"
+#include "common/spin_wait.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
@@ -216,7 +217,9 @@ void exchange(int rank, Side to, PieceCursor sbuf, size_t sbytes, Side from, Sin
       continue;
     }
     const auto now = Clock::now();
-    if (spin_until == Clock::time_point{}) spin_until = now + kSpinBeforePoll;
+    if (spin_until == Clock::time_point{}) {
+      spin_until = may_spin() ? now + kSpinBeforePoll : now;
+    }
     if (now < spin_until) continue;
     std::array<pollfd, 2> pfds{};
     nfds_t n = 0;
