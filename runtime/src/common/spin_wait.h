@@ -16,26 +16,12 @@ namespace hvd {
 /// How long a waiter polls before it sleeps.
 inline constexpr std::chrono::microseconds kSpinBeforeSleep{50};
 
-namespace detail {
-inline thread_local bool may_spin = true;
-}  // namespace detail
-
-/// Whether the waits of the calling thread may poll before they sleep (spin_briefly() here,
-/// the ring transports' waits). On by default. The background loop turns it off for its own
-/// thread: it runs cycles while the application computes, most often on the same cores (one
-/// per rank), so every microsecond it polls for a peer is taken from the application's
-/// compute; a caller that waits on a handle has nothing else to run and keeps polling.
-inline bool may_spin() { return detail::may_spin; }
-/// Sets may_spin() for the calling thread.
-inline void set_may_spin(bool on) { detail::may_spin = on; }
-
 /// Returns true as soon as `ready()` is true, false once kSpinBeforeSleep (or `deadline`, if
-/// sooner) has passed without it; at once when !may_spin().
+/// sooner) has passed without it.
 template <typename Ready>
 bool spin_briefly(Ready ready, std::chrono::steady_clock::time_point deadline =
                                    std::chrono::steady_clock::time_point::max()) {
   if (ready()) return true;  // often already: then no clock read (~20 ns each here)
-  if (!may_spin()) return false;
   const auto now = std::chrono::steady_clock::now();
   const auto end = std::min(deadline, now + kSpinBeforeSleep);
   while (!ready()) {

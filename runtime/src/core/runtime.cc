@@ -7,7 +7,6 @@
 #include <string>
 
 #include "backends/host_memory.h"
-#include "common/spin_wait.h"
 #include "hvd/error.h"
 
 namespace hvd::core {
@@ -538,7 +537,6 @@ void Runtime::wait_for_turn() {
 }
 
 void Runtime::loop() {
-  set_may_spin(false);  // common/spin_wait.h says why
   while (!stopped_) {
     wait_for_turn();
     // A caller runs the next cycle, or ran one since the loop woke.

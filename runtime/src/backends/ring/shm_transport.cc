@@ -20,7 +20,6 @@
 #include "backends/ring/setup_timeout.h"
 #include "common/env.h"
 #include "common/reduce_kernels.h"
-#include "common/spin_wait.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
@@ -326,12 +325,9 @@ void ShmTransport::wait(Transfer& t) {
   };
   // With more ranks than cores the peer is likely waiting for this core: do not spin. The
   // clock is first read after 64 polls: most waits of a small collective end before that.
-  // A thread that must not poll (may_spin()) sleeps at once.
-  const bool spin = !oversubscribed_ && may_spin();
-  const auto spin_for = spin ? Clock::duration(kSpinFor) : Clock::duration::zero();
-  const auto yield_for = may_spin() ? Clock::duration(kYieldFor) : Clock::duration::zero();
+  const auto spin_for = oversubscribed_ ? Clock::duration::zero() : Clock::duration(kSpinFor);
   Clock::time_point start{};
-  for (unsigned i = 1; spin; ++i) {
+  for (unsigned i = 1; !oversubscribed_; ++i) {
     if (ready()) return;
     cpu_relax();
     if (i % 64 != 0) continue;
@@ -341,7 +337,7 @@ void ShmTransport::wait(Transfer& t) {
   }
   if (start == Clock::time_point{}) start = Clock::now();
   if (t.deadline == Clock::time_point{}) t.deadline = start + options_.timeout;
-  while (Clock::now() - start < spin_for + yield_for) {
+  while (Clock::now() - start < spin_for + kYieldFor) {
     sched_yield();
     if (ready()) return;
   }

@@ -22,7 +22,6 @@
 #include "backends/ring/setup_timeout.h"
 #include "backends/ring/tcp_links.h"
 #include "common/reduce_kernels.h"
-#include "common/spin_wait.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
@@ -217,9 +216,7 @@ void exchange(int rank, Side to, PieceCursor sbuf, size_t sbytes, Side from, Sin
       continue;
     }
     const auto now = Clock::now();
-    if (spin_until == Clock::time_point{}) {
-      spin_until = may_spin() ? now + kSpinBeforePoll : now;
-    }
+    if (spin_until == Clock::time_point{}) spin_until = now + kSpinBeforePoll;
     if (now < spin_until) continue;
     std::array<pollfd, 2> pfds{};
     nfds_t n = 0;
