@@ -12,7 +12,11 @@
 #     hvdrun.torch.allreduce_ against torch.distributed.all_reduce (gloo), in the same processes.
 #
 # Usage: scripts/bench-torch.sh [--rounds N] [--steps-scale X] [--allreduce-scale X]
-#                               [--models mlp,cnn,resnet18] [--no-allreduce]
+#                               [--models mlp,cnn,resnet18] [--no-allreduce] [--competitor]
+# --competitor: one CPU-bound process per core (pinned to it with taskset when there is one)
+# for the whole run, as another job on the same nodes would be: a rank whose helper threads
+# spin or wake often loses its core's time slices to it. They are killed when the script
+# ends, Ctrl-C and errors included.
 # Defaults (3 rounds, the step counts below) take about two minutes on 2 cores; --rounds 5
 # --steps-scale 3 --allreduce-scale 3 gives steadier medians. Prints every run, then medians:
 # img/s of all ranks, ratio hvd/ddp (target >= 1.1), wait on communication per step (how each
@@ -25,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 hvdrun="${HVDRUN:-./build/bin/hvdrun}"
 python="${PYTHON:-/usr/bin/python3}"   # Debian's python3-torch, not a virtualenv's
-rounds=3 steps_scale=1 allreduce_scale=1 models=mlp,cnn,resnet18 allreduce=1
+rounds=3 steps_scale=1 allreduce_scale=1 models=mlp,cnn,resnet18 allreduce=1 competitor=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -33,6 +37,7 @@ while [ $# -gt 0 ]; do
     --allreduce-scale) allreduce_scale="$2"; shift 2 ;;
     --models) models="$2"; shift 2 ;;
     --no-allreduce) allreduce=0; shift ;;
+    --competitor) competitor=1; shift ;;
     *) echo "bench-torch: unknown argument '$1' (see the usage at the top of $0)" >&2; exit 2 ;;
   esac
 done
@@ -40,6 +45,29 @@ done
 "$python" -c "import torch, torchvision" 2>/dev/null ||
   { echo "bench-torch: $python lacks torch or torchvision (python3-torch, python3-torchvision)" >&2; exit 1; }
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+
+competitors=()
+stop_competitors() {
+  [ ${#competitors[@]} -eq 0 ] || kill "${competitors[@]}" 2>/dev/null || true
+  competitors=()
+}
+# EXIT covers errors (set -e) and normal ends; a signal first turns into an exit.
+trap stop_competitors EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+if [ "$competitor" = 1 ]; then
+  # One per core this script may run on (the ranks' cores among them).
+  read -ra cores <<<"$("$python" -c 'import os; print(*sorted(os.sched_getaffinity(0)))')"
+  for c in "${cores[@]}"; do
+    if command -v taskset >/dev/null; then
+      taskset -c "$c" "$python" -c 'while True: pass' &
+    else
+      "$python" -c 'while True: pass' &
+    fi
+    competitors+=($!)
+  done
+  echo "competitor: ${#competitors[@]} CPU-bound process(es), one per core (pids ${competitors[*]})"
+fi
 
 # model batch-per-rank warmup steps
 declare -A config=([mlp]="64 5 60" [cnn]="64 3 20" [resnet18]="32 2 6")
@@ -92,7 +120,8 @@ for model in "${model_list[@]}"; do
     printf "%-9s scaling 1->2 ranks: hvd %.2fx (efficiency %.3f), ddp %.2fx (efficiency %.3f); 2-rank hvd/ddp %.3f (target >= 1.1)\n",
            m, h2 / h1, h2 / (2 * h1), d2 / d1, d2 / (2 * d1), h2 / d2 }'
 done
-echo "training: medians of $rounds interleaved round(s); 1 thread per rank; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "training: medians of $rounds interleaved round(s); 1 thread per rank$(
+  [ "$competitor" = 1 ] && echo "; a CPU-bound competitor on each core"); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if [ "$allreduce" = 1 ]; then
   echo

@@ -103,6 +103,11 @@ void CycleTurns::close_caller_path() {
   turn_ended_.wait(lock, [this] { return !running_by_caller_; });
 }
 
+bool CycleTurns::caller_path_open() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return caller_path_ && !closed_;
+}
+
 void CycleTurns::close() {
   {
     std::lock_guard<std::mutex> lock(mutex_);

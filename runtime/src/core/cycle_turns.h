@@ -58,6 +58,8 @@ class CycleTurns {
   /// From now on only the loop runs cycles; returns once no caller's cycle is running. For
   /// CUDA tensors (see Runtime::enqueue_group).
   void close_caller_path();
+  /// Callers may still run cycles (close_caller_path() and close() end that).
+  bool caller_path_open() const;
   /// No cycle is started after this (the run stopped or failed); wakes every waiting thread.
   void close();
   /// Wakes the loop from wait_while_callers_drive() or sleep_until() (shutdown asks it to run).

@@ -86,11 +86,24 @@ std::shared_ptr<HandleState> Runtime::enqueue(control::Request request, BufferVi
     return handle;
   }
   request.rank = set_rank;
+  const bool now = completes_at_submit(request.device);
   const Status added =
       queue_.add(TensorEntry{std::move(request), process_set, input, output, handle},
-                 !turns_->caller_ran_last());
-  if (!added.ok()) handle->complete(added);
+                 !now && !turns_->caller_ran_last());
+  if (!added.ok()) {
+    handle->complete(added);
+  } else if (now) {
+    handle->wait();  // its status stays in the handle for the caller's own wait()
+  }
   return handle;
+}
+
+bool Runtime::completes_at_submit(Device device) const {
+  // One rank communicates nothing, so the submitting thread runs the cycle at once, through
+  // the same negotiation and executor as any other (the same copies, scaling and errors):
+  // neither the loop nor a later wait() wakes for it, and a poll() finds it done. CUDA tensors
+  // stay with the loop (enqueue_group() says why).
+  return world_.size == 1 && device.is_cpu() && turns_->caller_path_open();
 }
 
 std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
@@ -100,7 +113,9 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
             requests.size(), " requests with ", inputs.size(), " inputs");
   std::vector<std::shared_ptr<HandleState>> handles;
   handles.reserve(requests.size());
+  bool now = true;  // see completes_at_submit()
   for (size_t i = 0; i < requests.size(); ++i) {
+    now = now && completes_at_submit(requests[i].device);
     handles.push_back(new_handle(turns_));
     // CUDA tensors: from now on only the background loop runs cycles, rather than setting and
     // restoring the device around every caller's cycle. The GPU lane's stream and kernels
@@ -122,9 +137,12 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
     entries.push_back(
         TensorEntry{std::move(requests[i]), process_set, inputs[i], outputs[i], handles[i]});
   }
-  const Status added = queue_.add_group(std::move(entries), !turns_->caller_ran_last());
+  const Status added =
+      queue_.add_group(std::move(entries), !now && !turns_->caller_ran_last());
   if (!added.ok()) {
     HandleState::complete_all(handles, added);
+  } else if (now) {
+    for (const auto& h : handles) h->wait();
   }
   return handles;
 }
@@ -491,7 +509,11 @@ void Runtime::wait_for_turn() {
     // Counted from the end of the latest cycle, which the ranks leave together (it is
     // collective), not from its start: a rank that entered late would otherwise wake early
     // again every cycle and spin in the next vote until the others arrive.
-    const auto cycle_end = turns_->last_cycle_end() + options_.cycle_time;
+    // A lone rank has nobody to vote with and nothing that can stall: its loop sleeps until
+    // woken (its callers run their own cycles at submit).
+    const auto cycle_end = world_.size == 1
+                               ? CycleTurns::Clock::now() + std::chrono::hours(1)
+                               : turns_->last_cycle_end() + options_.cycle_time;
     if (!turns_->caller_ran_last()) {
       if (more_work_) return;
       // Idle: wait for the next enqueue, but at most until the cycle ends, so that the
@@ -507,7 +529,10 @@ void Runtime::wait_for_turn() {
     // a caller's cycle since the sleep began moves it on. A caller that leaves work in flight
     // behind (more_work_) wakes the loop.
     if (turns_->sleep_until(cycle_end)) return;
-    if (CycleTurns::Clock::now() >= turns_->last_cycle_end() + options_.cycle_time) return;
+    if (world_.size > 1 &&
+        CycleTurns::Clock::now() >= turns_->last_cycle_end() + options_.cycle_time) {
+      return;
+    }
   }
 }
 

@@ -109,6 +109,8 @@ class Runtime {
                      bool want_shutdown);
   // A response of the global set that adds or removes a process set (on every rank alike).
   void change_sets(const control::Response& r, std::vector<TensorEntry>& entries);
+  // A tensor on `device` runs its cycle on the submitting thread, before enqueue returns.
+  bool completes_at_submit(Device device) const;
   // This rank's place in `process_set` into *set_rank, or why it cannot use the set.
   Status set_rank_of(int process_set, int* set_rank) const;
   int add_set(const std::vector<int64_t>& ranks);

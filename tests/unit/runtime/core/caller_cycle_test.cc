@@ -232,3 +232,27 @@ TEST_CASE("caller cycles: once a CUDA tensor is queued, only the loop runs cycle
     CHECK_FALSE(rt.turns().caller_ran_last());
   });
 }
+
+TEST_CASE("caller cycles: a lone rank completes CPU tensors at submit; its loop stays asleep") {
+  // A short cycle time: a loop that still woke for periodic cycles would run dozens here.
+  core::RuntimeOptions options;
+  options.cycle_time = std::chrono::microseconds(200);
+  hvd::test::spawn_runtimes(1, options, [](int, core::Runtime& rt) {
+    for (int step = 0; step < 20; ++step) {
+      std::vector<float> x{2.0f, 3.0f};
+      BufferView b{x.data(), 2, DataType::kFloat32, {}};
+      const auto h = rt.enqueue(allreduce_of("one." + std::to_string(step), 2), b, b);
+      CHECK(h->done());  // before anyone waited or polled
+      CHECK(h->wait().ok());
+      CHECK(x == std::vector<float>{2.0f, 3.0f});
+    }
+    std::vector<float> x(3, 1.0f), y(4, 1.0f);
+    const std::vector<BufferView> views{{x.data(), 3, DataType::kFloat32, {}},
+                                        {y.data(), 4, DataType::kFloat32, {}}};
+    const auto group = rt.enqueue_group({allreduce_of("g.x", 3), allreduce_of("g.y", 4)}, views,
+                                        views);
+    for (const auto& h : group) CHECK(h->done());
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(rt.turns().loop_cycles() == 0);
+  });
+}
