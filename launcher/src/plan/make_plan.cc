@@ -11,7 +11,7 @@
 #include "binding/gpu_inventory.h"
 #include "config/data_dirs.h"
 #include "config/launch_config.h"
-#include "exec/program_lookup.h"
+#include "proc/program_lookup.h"
 #include "hvd/error.h"
 #include "local/host_spec.h"
 #include "net/socket.h"
@@ -67,13 +67,13 @@ LaunchPlan local_plan(const config::RunOptions& opts, const EnvMap& env) {
   require_known_profile(opts, env);
   const config::LaunchConfig cfg =
       config::resolve_launch_config(opts, config::defaults_file(), local::this_machine_names(), env);
-  const std::string program = exec::resolve_program(cfg.command.front(), env);
+  const std::string program = proc::resolve_program(cfg.command.front(), env);
   const MachineFacts facts = this_machine(env, cfg.settings.launcher.horovod_compat, true);
   return build_local_plan(cfg, facts, local_endpoints(cfg.num_proc, opts.tf_config), program);
 }
 
 std::string find_mpirun(const EnvMap& env) {
-  if (std::optional<std::string> path = exec::find_in_path("mpirun", env)) return *path;
+  if (std::optional<std::string> path = proc::find_in_path("mpirun", env)) return *path;
   throw LaunchError(
       "--mpi: mpirun was not found in PATH; install Open MPI (Debian: apt-get install "
       "openmpi-bin), or run without --mpi to let hvdrun start the ranks itself");
@@ -88,7 +88,7 @@ LaunchPlan mpirun_plan(const config::RunOptions& opts, const EnvMap& env) {
   require_known_profile(opts, env);
   const config::LaunchConfig cfg =
       config::resolve_launch_config(opts, config::defaults_file(), local::this_machine_names(), env);
-  const std::string program = exec::resolve_program(cfg.command.front(), env);
+  const std::string program = proc::resolve_program(cfg.command.front(), env);
   const MachineFacts facts = this_machine(env, cfg.settings.launcher.horovod_compat, false);
   return build_mpirun_plan(cfg, facts, find_mpirun(env), net::pick_free_port("127.0.0.1"),
                            geteuid() == 0, program);
@@ -111,7 +111,7 @@ LaunchPlan slurm_plan(const config::RunOptions& opts, const EnvMap& env) {
   if (opts.num_proc && *opts.num_proc < 1) {
     throw UsageError(str_cat("-np: must be at least 1, got ", *opts.num_proc));
   }
-  const std::string program = exec::resolve_program(opts.command.front(), env);  // a typo fails here, not in every task
+  const std::string program = proc::resolve_program(opts.command.front(), env);  // a typo fails here, not in every task
   SlurmFacts facts;
   facts.profile = profile::resolve_profile(opts.profile, env);
   facts.alloc = slurm::parse_allocation(env);

@@ -9,7 +9,7 @@
 #include "binding/gpu_inventory.h"
 #include "config/env_map.h"
 #include "config/tunables_from_env.h"
-#include "exec/program_lookup.h"
+#include "proc/program_lookup.h"
 #include "slurm/task_env.h"
 
 using hvd::launcher::EnvMap;
@@ -39,7 +39,7 @@ TEST_CASE("env_map: an empty HOROVOD_* tunable keeps the value from the layers b
 }
 
 TEST_CASE("env_map: PATH= searches the default PATH, as an unset PATH does") {
-  const auto found = launcher::exec::find_in_path("sh", {{"PATH", ""}});
+  const auto found = launcher::proc::find_in_path("sh", {{"PATH", ""}});
   REQUIRE(found.has_value());
   CHECK(access(found->c_str(), X_OK) == 0);
 }
