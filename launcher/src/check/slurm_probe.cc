@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
+#include "hvd/error.h"
 #include "proc/command_output.h"
 #include "proc/program_lookup.h"
-#include "hvd/error.h"
 
 namespace hvd::launcher::check {
 namespace {

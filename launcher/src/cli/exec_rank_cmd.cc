@@ -4,16 +4,16 @@
 #include <iostream>
 
 #include "config/data_dirs.h"
-#include "proc/checkpoint_file.h"
-#include "proc/program_lookup.h"
 #include "exec/rank_parent.h"
 #include "exec/shm_cleanup.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
+#include "plan/task_env.h"
+#include "proc/checkpoint_file.h"
+#include "proc/program_lookup.h"
 #include "slurm/allocation.h"
 #include "slurm/gpu_ids.h"
 #include "slurm/route_interface.h"
-#include "slurm/task_env.h"
 #include "util/text.h"
 
 namespace hvd::launcher::cli {
@@ -38,7 +38,7 @@ CLI::App* register_exec_rank(CLI::App& app, ExecRankOptions& o) {
 
 int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
   const slurm::StepTask task = slurm::parse_step_task(env);
-  slurm::TaskEnvOptions options;
+  plan::TaskEnvOptions options;
   options.gpu_env = o.gpu_env;
   options.gpu_order = slurm::parse_gpu_ids(o.gpu_order);  // keeps the order as written
   options.master_addr = o.master_addr;
@@ -54,7 +54,7 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
     throw UsageError(str_cat("exec-rank --tf-workers: ", options.tf_workers.size(),
                              " workers for a step of ", task.size, " tasks"));
   }
-  EnvMap mine = slurm::task_env(task, options, env);
+  EnvMap mine = plan::task_env(task, options, env);
   // A per-node fact, so it is found here and not predicted by --dry-run (slurm/route_interface.h).
   if (env.count(env::kGlooSocketIfname) == 0) {
     if (auto ifname = slurm::interface_towards(mine.at(env::kTorchMasterAddr))) {

@@ -9,11 +9,11 @@
 #include <cerrno>
 #include <cstring>
 
-#include "proc/c_strings.h"
 #include "exec/fd_limit.h"
 #include "exec/status_mirror.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "proc/c_strings.h"
 
 namespace hvd::launcher::exec {
 namespace {

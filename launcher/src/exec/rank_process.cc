@@ -11,10 +11,10 @@
 #include <csignal>
 #include <cstring>
 
-#include "proc/c_strings.h"
 #include "exec/fd_limit.h"
 #include "exec/guard.h"
 #include "hvd/error.h"
+#include "proc/c_strings.h"
 
 namespace hvd::launcher::exec {
 namespace {

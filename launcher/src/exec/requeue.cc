@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include "proc/checkpoint_file.h"
-#include "proc/command_output.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
+#include "proc/checkpoint_file.h"
+#include "proc/command_output.h"
 #include "slurm/slurm_tools.h"
 
 namespace hvd::launcher::exec {

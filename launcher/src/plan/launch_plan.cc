@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <random>
 
-#include "proc/checkpoint_file.h"
 #include "hvd/env_keys.h"
 #include "hvd/str_cat.h"
+#include "proc/checkpoint_file.h"
 
 namespace hvd::launcher::plan {
 

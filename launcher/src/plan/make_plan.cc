@@ -10,14 +10,14 @@
 #include "binding/cpu_topology.h"
 #include "binding/gpu_inventory.h"
 #include "config/data_dirs.h"
+#include "config/host_spec.h"
 #include "config/launch_config.h"
-#include "proc/program_lookup.h"
 #include "hvd/error.h"
-#include "local/host_spec.h"
 #include "net/socket.h"
 #include "plan/local_plan.h"
 #include "plan/mpirun_plan.h"
 #include "plan/slurm_plan.h"
+#include "proc/program_lookup.h"
 #include "profile/profile_catalog.h"
 #include "slurm/allocation.h"
 #include "slurm/node_address.h"
@@ -46,7 +46,7 @@ Endpoints local_endpoints(int num_proc, bool tf_config) {
 
 MachineFacts this_machine(const EnvMap& env, bool horovod_compat, bool with_gpus) {
   MachineFacts facts;
-  facts.hostname = local::this_host_name();
+  facts.hostname = config::this_host_name();
   facts.topology = binding::load_cpu_topology();
   if (with_gpus) {
     facts.gpus = binding::find_gpus(env);
@@ -66,7 +66,7 @@ void require_known_profile(const config::RunOptions& opts, const EnvMap& env) {
 LaunchPlan local_plan(const config::RunOptions& opts, const EnvMap& env) {
   require_known_profile(opts, env);
   const config::LaunchConfig cfg =
-      config::resolve_launch_config(opts, config::defaults_file(), local::this_machine_names(), env);
+      config::resolve_launch_config(opts, config::defaults_file(), config::this_machine_names(), env);
   const std::string program = proc::resolve_program(cfg.command.front(), env);
   const MachineFacts facts = this_machine(env, cfg.settings.launcher.horovod_compat, true);
   return build_local_plan(cfg, facts, local_endpoints(cfg.num_proc, opts.tf_config), program);
@@ -87,7 +87,7 @@ LaunchPlan mpirun_plan(const config::RunOptions& opts, const EnvMap& env) {
   }
   require_known_profile(opts, env);
   const config::LaunchConfig cfg =
-      config::resolve_launch_config(opts, config::defaults_file(), local::this_machine_names(), env);
+      config::resolve_launch_config(opts, config::defaults_file(), config::this_machine_names(), env);
   const std::string program = proc::resolve_program(cfg.command.front(), env);
   const MachineFacts facts = this_machine(env, cfg.settings.launcher.horovod_compat, false);
   return build_mpirun_plan(cfg, facts, find_mpirun(env), net::pick_free_port("127.0.0.1"),
@@ -119,7 +119,7 @@ LaunchPlan slurm_plan(const config::RunOptions& opts, const EnvMap& env) {
   facts.env = env;
   facts.node_address = [&env](const std::string& node) { return slurm::node_address(node, env); };
   LaunchPlan plan = build_slurm_plan(opts, settings, sources, facts);
-  plan.host = local::this_host_name();
+  plan.host = config::this_host_name();
   plan.program = program;
   return plan;
 }

@@ -15,10 +15,10 @@
 #include <cstring>
 #include <thread>
 
-#include "proc/c_strings.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 #include "net/socket.h"
+#include "proc/c_strings.h"
 
 namespace hvd::launcher::proc {
 namespace {

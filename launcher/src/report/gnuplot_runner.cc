@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "proc/command_output.h"
-#include "proc/program_lookup.h"
 #include "files/atomic_file.h"
 #include "files/owned_dir.h"
 #include "files/owned_file.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "proc/command_output.h"
+#include "proc/program_lookup.h"
 #include "report/scratch_dir.h"
 
 namespace hvd::launcher::report {

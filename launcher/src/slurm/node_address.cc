@@ -6,8 +6,8 @@
 #include <map>
 #include <mutex>
 
-#include "proc/command_output.h"
 #include "hvd/error.h"
+#include "proc/command_output.h"
 #include "slurm/hostlist.h"
 #include "slurm/scontrol_nodes.h"
 #include "slurm/slurm_tools.h"

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
-#include "proc/command_output.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "proc/command_output.h"
 #include "slurm/slurm_tools.h"
 
 namespace hvd::launcher::slurm {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "slurm/slurm_tools.h"
 
-#include "proc/program_lookup.h"
 #include "hvd/error.h"
+#include "proc/program_lookup.h"
 
 namespace hvd::launcher::slurm {
 

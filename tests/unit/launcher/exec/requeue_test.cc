@@ -14,8 +14,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "proc/checkpoint_file.h"
 #include "hvd/str_cat.h"
+#include "proc/checkpoint_file.h"
 
 namespace exec = hvd::launcher::exec;
 namespace config = hvd::launcher::config;
