@@ -5,16 +5,16 @@
 
 #include <filesystem>
 
-#include "exec/command_output.h"
-#include "exec/program_lookup.h"
 #include "hvd/error.h"
+#include "proc/command_output.h"
+#include "proc/program_lookup.h"
 
 namespace hvd::launcher::check {
 namespace {
 
 // The first line `srun --version` prints under `env`, without its newline; empty if it fails.
 std::string version_line(const std::string& srun, const EnvMap& env) {
-  const exec::CommandOutput said = exec::run_for_output({srun, "--version"}, env);
+  const proc::CommandOutput said = proc::run_for_output({srun, "--version"}, env);
   if (said.exit_code != 0) return {};
   std::string line = said.out.substr(0, said.out.find('\n'));
   while (!line.empty() && line.back() == ' ') line.pop_back();
@@ -39,7 +39,7 @@ std::string version_with_throwaway_config(const std::string& srun, EnvMap env) {
 SrunInfo probe_srun(const EnvMap& env) {
   SrunInfo info;
   try {
-    info.path = exec::resolve_program("srun", env);
+    info.path = proc::resolve_program("srun", env);
   } catch (const LaunchError&) {
     return info;
   }

@@ -4,16 +4,16 @@
 #include <iostream>
 
 #include "config/data_dirs.h"
-#include "exec/checkpoint_file.h"
-#include "exec/program_lookup.h"
 #include "exec/rank_parent.h"
 #include "exec/shm_cleanup.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
+#include "plan/task_env.h"
+#include "proc/checkpoint_file.h"
+#include "proc/program_lookup.h"
 #include "slurm/allocation.h"
 #include "slurm/gpu_ids.h"
 #include "slurm/route_interface.h"
-#include "slurm/task_env.h"
 #include "util/text.h"
 
 namespace hvd::launcher::cli {
@@ -38,7 +38,7 @@ CLI::App* register_exec_rank(CLI::App& app, ExecRankOptions& o) {
 
 int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
   const slurm::StepTask task = slurm::parse_step_task(env);
-  slurm::TaskEnvOptions options;
+  plan::TaskEnvOptions options;
   options.gpu_env = o.gpu_env;
   options.gpu_order = slurm::parse_gpu_ids(o.gpu_order);  // keeps the order as written
   options.master_addr = o.master_addr;
@@ -54,7 +54,7 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
     throw UsageError(str_cat("exec-rank --tf-workers: ", options.tf_workers.size(),
                              " workers for a step of ", task.size, " tasks"));
   }
-  EnvMap mine = slurm::task_env(task, options, env);
+  EnvMap mine = plan::task_env(task, options, env);
   // A per-node fact, so it is found here and not predicted by --dry-run (slurm/route_interface.h).
   if (env.count(env::kGlooSocketIfname) == 0) {
     if (auto ifname = slurm::interface_towards(mine.at(env::kTorchMasterAddr))) {
@@ -65,7 +65,7 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
   // creates, and how often Slurm has requeued the job (SLURM_RESTART_COUNT, absent at first).
   const std::string run_id = env_string(env, env::kRunId, "");
   const std::string checkpoint_file =
-      exec::valid_run_id(run_id) ? exec::checkpoint_file_path(run_id, task.rank) : "";
+      exec::valid_run_id(run_id) ? proc::checkpoint_file_path(run_id, task.rank) : "";
   if (!checkpoint_file.empty()) mine[env::kCheckpointFile] = checkpoint_file;
   mine[env::kRequeueCount] = env_string(env, "SLURM_RESTART_COUNT", "0");
   if (o.print_env) {
@@ -73,7 +73,7 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
     return 0;
   }
   if (o.command.empty()) throw UsageError("exec-rank: no program given after --");
-  const std::string program = exec::resolve_program(o.command.front(), env);
+  const std::string program = proc::resolve_program(o.command.front(), env);
   EnvMap full = env;
   for (const auto& [key, value] : mine) full[key] = value;
   std::vector<std::string> entries;
@@ -84,10 +84,10 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
         program, o.command, std::move(entries),
         [&run_id, &checkpoint_file](pid_t rank_pid) {
           if (!run_id.empty()) exec::remove_process_segments(run_id.c_str(), rank_pid);
-          if (!checkpoint_file.empty()) exec::remove_checkpoint_file(checkpoint_file);
+          if (!checkpoint_file.empty()) proc::remove_checkpoint_file(checkpoint_file);
         },
         [&checkpoint_file](int) {
-          if (!checkpoint_file.empty()) exec::create_checkpoint_file(checkpoint_file);
+          if (!checkpoint_file.empty()) proc::create_checkpoint_file(checkpoint_file);
         });
   } catch (const LaunchError& e) {
     throw LaunchError(str_cat("rank ", task.rank, ": ", e.what()));

@@ -15,12 +15,12 @@ void take(T& target, const std::optional<T>& flag) {
   if (flag) target = *flag;
 }
 
-std::vector<local::HostSlots> requested_hosts(const RunOptions& opts) {
+std::vector<HostSlots> requested_hosts(const RunOptions& opts) {
   if (!opts.hosts.empty() && !opts.hostfile.empty()) {
     throw UsageError("-H and --hostfile are mutually exclusive; give one of them");
   }
-  if (!opts.hosts.empty()) return local::parse_host_list(opts.hosts);
-  if (!opts.hostfile.empty()) return local::parse_hostfile(opts.hostfile);
+  if (!opts.hosts.empty()) return parse_host_list(opts.hosts);
+  if (!opts.hostfile.empty()) return parse_hostfile(opts.hostfile);
   return {};
 }
 
@@ -77,10 +77,10 @@ LaunchConfig resolve_launch_config(const RunOptions& opts, const std::string& de
   if (opts.num_proc && *opts.num_proc < 1) {
     throw UsageError(str_cat("-np: must be at least 1, got ", *opts.num_proc));
   }
-  const std::vector<local::HostSlots> hosts = requested_hosts(opts);
+  const std::vector<HostSlots> hosts = requested_hosts(opts);
   const std::string origin = opts.hosts.empty() ? opts.hostfile : "-H";
   if (!hosts.empty()) {
-    local::require_local_hosts(hosts, machine_names, origin);
+    require_local_hosts(hosts, machine_names, origin);
     cfg.host = hosts.front();
     cfg.num_proc = opts.num_proc.value_or(cfg.host.slots);
     if (cfg.num_proc > cfg.host.slots) {

@@ -9,9 +9,9 @@
 
 #include "binding/binding_policy.h"
 #include "config/env_map.h"
+#include "config/host_spec.h"
 #include "config/run_options.h"
 #include "config/tunables.h"
-#include "local/host_spec.h"
 
 namespace hvd::launcher::config {
 
@@ -19,7 +19,7 @@ struct LaunchConfig {
   Settings settings;
   std::vector<std::string> sources;  // the files merged, in order
   int num_proc = 0;
-  local::HostSlots host;             // this machine, and the slots it offers
+  HostSlots host;                    // this machine, and the slots it offers
   std::vector<std::string> command;
   binding::BindPolicy bind_to = binding::BindPolicy::kAuto;
   std::string output_dir;            // --output-filename; empty = none

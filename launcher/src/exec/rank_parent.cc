@@ -9,11 +9,11 @@
 #include <cerrno>
 #include <cstring>
 
-#include "exec/c_strings.h"
 #include "exec/fd_limit.h"
 #include "exec/status_mirror.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "proc/c_strings.h"
 
 namespace hvd::launcher::exec {
 namespace {
@@ -70,8 +70,8 @@ sigset_t signals_held_while_waiting() {
 void run_as_parent(const std::string& program, std::vector<std::string> argv,
                    std::vector<std::string> envp, const std::function<void(pid_t)>& after_exit,
                    const std::function<void(int)>& on_notice) {
-  const std::vector<char*> c_argv = c_strings(argv);
-  const std::vector<char*> c_envp = c_strings(envp);
+  const std::vector<char*> c_argv = proc::c_strings(argv);
+  const std::vector<char*> c_envp = proc::c_strings(envp);
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     throw LaunchError(str_cat("cannot create a pipe: ", std::strerror(errno)));

@@ -11,7 +11,7 @@
 // and it outlives the rank long enough to clean up. The rank gets the signal mask exec-rank
 // started with. Only SIGKILL (Slurm's last resort after KillWait) ends exec-rank first.
 // SIGUSR1 and SIGUSR2 (preemption notices) are also handed to `on_notice` while it waits, which
-// creates the rank's checkpoint-notice file (exec/checkpoint_file.h).
+// creates the rank's checkpoint-notice file (proc/checkpoint_file.h).
 
 #include <signal.h>
 #include <sys/types.h>

@@ -11,10 +11,10 @@
 #include <csignal>
 #include <cstring>
 
-#include "exec/c_strings.h"
 #include "exec/fd_limit.h"
 #include "exec/guard.h"
 #include "hvd/error.h"
+#include "proc/c_strings.h"
 
 namespace hvd::launcher::exec {
 namespace {
@@ -72,8 +72,8 @@ RankProcess spawn_rank(const SpawnRequest& request) {
   Pipe exec_error = make_pipe();
   // Everything the child needs is prepared before fork: allocating after fork in a
   // multi-threaded process (the store runs a thread) can deadlock.
-  std::vector<char*> argv = c_strings(request.argv);
-  std::vector<char*> envp = c_strings(request.env);
+  std::vector<char*> argv = proc::c_strings(request.argv);
+  std::vector<char*> envp = proc::c_strings(request.env);
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
   for (int cpu : request.cpus) {

@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include "exec/checkpoint_file.h"
-#include "exec/command_output.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
+#include "proc/checkpoint_file.h"
+#include "proc/command_output.h"
 #include "slurm/slurm_tools.h"
 
 namespace hvd::launcher::exec {
@@ -73,7 +73,7 @@ PreemptionHandler::PreemptionHandler(const config::LauncherSettings& settings,
       checkpoint_file_(std::move(checkpoint_file)) {}
 
 PreemptionHandler::~PreemptionHandler() {
-  if (notice_at_ && !checkpoint_file_.empty()) remove_checkpoint_file(checkpoint_file_);
+  if (notice_at_ && !checkpoint_file_.empty()) proc::remove_checkpoint_file(checkpoint_file_);
 }
 
 NoticeReply PreemptionHandler::on_notice(int sig) {
@@ -82,7 +82,7 @@ NoticeReply PreemptionHandler::on_notice(int sig) {
   notice_at_ = std::chrono::steady_clock::now();
   notice_signal_ = sig;
   std::string file_note;
-  if (!checkpoint_file_.empty() && !create_checkpoint_file(checkpoint_file_)) {
+  if (!checkpoint_file_.empty() && !proc::create_checkpoint_file(checkpoint_file_)) {
     file_note = str_cat(" (could not create the checkpoint file ", checkpoint_file_, ": ",
                         strerror(errno), ")");
   }
@@ -110,7 +110,7 @@ int PreemptionHandler::finish(int exit_code, bool grace_overrun, const EnvMap& e
   // Said before: Slurm ends this batch step (hvdrun too) as it requeues the job.
   say(str_cat("all ranks exited 0 after ", signal_name(notice_signal_), "; requeueing job ",
               job_id, " (scontrol requeue), ", seconds_since(*notice_at_), " after the notice"));
-  const CommandOutput out = run_for_output({scontrol, "requeue", job_id}, env);
+  const proc::CommandOutput out = proc::run_for_output({scontrol, "requeue", job_id}, env);
   if (out.exit_code != 0) {
     throw SchedulerError(str_cat("all ranks exited 0 after ", signal_name(notice_signal_),
                                  ", but `scontrol requeue ", job_id, "` failed (exit code ",

@@ -7,7 +7,7 @@
 // the job or its time runs out (#SBATCH --signal=B:USR2@LEAD). The supervisor forwards the
 // signal to every rank (locally to each rank, in a job to srun, which passes it to its tasks),
 // then asks PreemptionHandler what to do:
-//  - the local ranks' checkpoint-notice file is created (exec/checkpoint_file.h; exec-rank does
+//  - the local ranks' checkpoint-notice file is created (proc/checkpoint_file.h; exec-rank does
 //    it for the ranks of a Slurm step);
 //  - with --requeue-on-signal, the ranks get --checkpoint-grace-seconds to write a checkpoint
 //    and exit; ranks still running then get SIGTERM, and SIGKILL after --kill-grace-seconds, as

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <random>
 
-#include "exec/checkpoint_file.h"
 #include "hvd/env_keys.h"
 #include "hvd/str_cat.h"
+#include "proc/checkpoint_file.h"
 
 namespace hvd::launcher::plan {
 
@@ -74,7 +74,7 @@ void begin_attempt(LaunchPlan& plan, int restart) {
   // One file for every local rank (hvdrun creates it), its name drawn once per attempt.
   const bool own_checkpoint_file = plan.mode == Mode::kLocal;
   const std::string checkpoint_file =
-      own_checkpoint_file ? exec::checkpoint_file_path(plan.endpoints.run_id) : "";
+      own_checkpoint_file ? proc::checkpoint_file_path(plan.endpoints.run_id) : "";
   for (RankPlan& r : plan.ranks) {
     for (const auto& [key, value] : attempt) r.env[key] = value;
     if (r.env.count(env::kRunId) > 0) r.env[env::kRunId] = plan.endpoints.run_id;

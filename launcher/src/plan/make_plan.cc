@@ -10,14 +10,14 @@
 #include "binding/cpu_topology.h"
 #include "binding/gpu_inventory.h"
 #include "config/data_dirs.h"
+#include "config/host_spec.h"
 #include "config/launch_config.h"
-#include "exec/program_lookup.h"
 #include "hvd/error.h"
-#include "local/host_spec.h"
 #include "net/socket.h"
 #include "plan/local_plan.h"
 #include "plan/mpirun_plan.h"
 #include "plan/slurm_plan.h"
+#include "proc/program_lookup.h"
 #include "profile/profile_catalog.h"
 #include "slurm/allocation.h"
 #include "slurm/node_address.h"
@@ -46,7 +46,7 @@ Endpoints local_endpoints(int num_proc, bool tf_config) {
 
 MachineFacts this_machine(const EnvMap& env, bool horovod_compat, bool with_gpus) {
   MachineFacts facts;
-  facts.hostname = local::this_host_name();
+  facts.hostname = config::this_host_name();
   facts.topology = binding::load_cpu_topology();
   if (with_gpus) {
     facts.gpus = binding::find_gpus(env);
@@ -66,14 +66,14 @@ void require_known_profile(const config::RunOptions& opts, const EnvMap& env) {
 LaunchPlan local_plan(const config::RunOptions& opts, const EnvMap& env) {
   require_known_profile(opts, env);
   const config::LaunchConfig cfg =
-      config::resolve_launch_config(opts, config::defaults_file(), local::this_machine_names(), env);
-  const std::string program = exec::resolve_program(cfg.command.front(), env);
+      config::resolve_launch_config(opts, config::defaults_file(), config::this_machine_names(), env);
+  const std::string program = proc::resolve_program(cfg.command.front(), env);
   const MachineFacts facts = this_machine(env, cfg.settings.launcher.horovod_compat, true);
   return build_local_plan(cfg, facts, local_endpoints(cfg.num_proc, opts.tf_config), program);
 }
 
 std::string find_mpirun(const EnvMap& env) {
-  if (std::optional<std::string> path = exec::find_in_path("mpirun", env)) return *path;
+  if (std::optional<std::string> path = proc::find_in_path("mpirun", env)) return *path;
   throw LaunchError(
       "--mpi: mpirun was not found in PATH; install Open MPI (Debian: apt-get install "
       "openmpi-bin), or run without --mpi to let hvdrun start the ranks itself");
@@ -87,8 +87,8 @@ LaunchPlan mpirun_plan(const config::RunOptions& opts, const EnvMap& env) {
   }
   require_known_profile(opts, env);
   const config::LaunchConfig cfg =
-      config::resolve_launch_config(opts, config::defaults_file(), local::this_machine_names(), env);
-  const std::string program = exec::resolve_program(cfg.command.front(), env);
+      config::resolve_launch_config(opts, config::defaults_file(), config::this_machine_names(), env);
+  const std::string program = proc::resolve_program(cfg.command.front(), env);
   const MachineFacts facts = this_machine(env, cfg.settings.launcher.horovod_compat, false);
   return build_mpirun_plan(cfg, facts, find_mpirun(env), net::pick_free_port("127.0.0.1"),
                            geteuid() == 0, program);
@@ -111,7 +111,7 @@ LaunchPlan slurm_plan(const config::RunOptions& opts, const EnvMap& env) {
   if (opts.num_proc && *opts.num_proc < 1) {
     throw UsageError(str_cat("-np: must be at least 1, got ", *opts.num_proc));
   }
-  const std::string program = exec::resolve_program(opts.command.front(), env);  // a typo fails here, not in every task
+  const std::string program = proc::resolve_program(opts.command.front(), env);  // a typo fails here, not in every task
   SlurmFacts facts;
   facts.profile = profile::resolve_profile(opts.profile, env);
   facts.alloc = slurm::parse_allocation(env);
@@ -119,7 +119,7 @@ LaunchPlan slurm_plan(const config::RunOptions& opts, const EnvMap& env) {
   facts.env = env;
   facts.node_address = [&env](const std::string& node) { return slurm::node_address(node, env); };
   LaunchPlan plan = build_slurm_plan(opts, settings, sources, facts);
-  plan.host = local::this_host_name();
+  plan.host = config::this_host_name();
   plan.program = program;
   return plan;
 }

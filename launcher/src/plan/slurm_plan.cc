@@ -2,15 +2,15 @@
 #include "plan/slurm_plan.h"
 
 #include "config/data_dirs.h"
+#include "config/host_spec.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
-#include "local/host_spec.h"
+#include "plan/task_env.h"
 #include "plan/tf_config.h"
 #include "profile/profile_guards.h"
 #include "slurm/allocation.h"
 #include "slurm/node_address.h"
 #include "slurm/store_address.h"
-#include "slurm/task_env.h"
 
 namespace hvd::launcher::plan {
 namespace {
@@ -48,7 +48,7 @@ std::vector<std::string> tf_workers(
 std::vector<RankPlan> predicted_ranks(const slurm::Allocation& alloc,
                                       const slurm::StepShape& shape,
                                       const profile::SiteProfile& profile,
-                                      const slurm::TaskEnvOptions& options, const EnvMap& env) {
+                                      const plan::TaskEnvOptions& options, const EnvMap& env) {
   std::vector<RankPlan> ranks;
   ranks.reserve(static_cast<size_t>(shape.ntasks));
   slurm::StepTask t;
@@ -73,7 +73,7 @@ std::vector<RankPlan> predicted_ranks(const slurm::Allocation& alloc,
       r.rank = rank;
       r.local_rank = local;
       r.host = t.step_nodes[static_cast<size_t>(node)];
-      r.env = slurm::task_env(t, options, inherited);
+      r.env = plan::task_env(t, options, inherited);
       ranks.push_back(std::move(r));
     }
   }
@@ -99,7 +99,7 @@ LaunchPlan build_slurm_plan(const config::RunOptions& opts, const config::Settin
   plan.size = shape.ntasks;
   plan.slurm = SlurmStep{profile.name, profile.sources, alloc.job_id, alloc.nodes, shape};
 
-  slurm::TaskEnvOptions task_options;
+  plan::TaskEnvOptions task_options;
   task_options.gpu_env = profile.gpu_env;
   task_options.gpu_order = profile.gpu_order;
   task_options.master_addr = facts.node_address(alloc.nodes.front());
@@ -149,7 +149,7 @@ LaunchPlan build_slurm_plan(const config::RunOptions& opts, const config::Settin
 // A few other nodes are enough to find the route; resolving all 16,384 would cost seconds.
 std::string slurm_store_bind_address(const LaunchPlan& plan, const EnvMap& env) {
   constexpr size_t kPeersTried = 3;
-  const std::string self = local::this_host_name();
+  const std::string self = config::this_host_name();
   const SlurmStep& step = *plan.slurm;
   const auto peers = [&] {
     std::vector<std::string> addresses;

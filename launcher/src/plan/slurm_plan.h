@@ -2,7 +2,7 @@
 #pragma once
 // The plan of a run inside a Slurm allocation: one srun step whose tasks are the ranks, each
 // running `hvdrun exec-rank -- CMD`, which sets the rank's identity on its node. The plan
-// predicts every rank's variables with the function exec-rank calls (slurm/task_env.h).
+// predicts every rank's variables with the function exec-rank calls (plan/task_env.h).
 
 #include <functional>
 #include <string>

@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "config/data_dirs.h"
+#include "config/host_spec.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
-#include "local/host_spec.h"
 #include "profile/profile_loader.h"
 #include "util/closest_name.h"
 
@@ -170,7 +170,7 @@ std::optional<std::string> detect_profile(const EnvMap& env, const std::string& 
 
 SiteProfile resolve_profile(const std::string& requested, const EnvMap& env) {
   if (!requested.empty()) return find_profile(requested, env);
-  const std::optional<std::string> detected = detect_profile(env, local::this_host_name());
+  const std::optional<std::string> detected = detect_profile(env, config::this_host_name());
   return detected ? find_profile(*detected, env) : embedded_local_profile();
 }
 

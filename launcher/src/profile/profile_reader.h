@@ -14,7 +14,7 @@
 #include "config/yaml_file.h"
 #include "hvd/error.h"
 #include "profile/profile_merge.h"
-#include "slurm/script_text.h"
+#include "util/script_text.h"
 
 namespace hvd::launcher::profile {
 
@@ -38,8 +38,8 @@ class Reader {
   // script comments and `profiles list` rows, where a newline would start a line of its own.
   std::string text(const YAML::Node& n, const std::string& path) const {
     std::string v = config::as_string(file(path), n, path);
-    if (slurm::find_control_char(v) != std::string::npos) {
-      fail(path, n, str_cat("holds ", slurm::describe_control_char(v), "; give one line"));
+    if (util::find_control_char(v) != std::string::npos) {
+      fail(path, n, str_cat("holds ", util::describe_control_char(v), "; give one line"));
     }
     return v;
   }

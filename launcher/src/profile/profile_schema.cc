@@ -13,11 +13,11 @@
 #include "binding/cpu_list.h"
 #include "config/yaml_file.h"
 #include "hvd/error.h"
-#include "profile/profile_guards.h"
 #include "profile/profile_cross_checks.h"
+#include "profile/profile_guards.h"
 #include "profile/profile_merge.h"
 #include "profile/profile_reader.h"
-#include "slurm/script_text.h"
+#include "util/script_text.h"
 
 namespace hvd::launcher::profile {
 namespace {
@@ -118,7 +118,7 @@ const Check kCpuList = [](const Reader& r, const YAML::Node& n, const std::strin
 const Check kModuleName = [](const Reader& r, const YAML::Node& n, const std::string& p,
                              const std::string& v) {
   if (v.empty()) r.fail(p, n, "must not be empty");
-  if (!slurm::is_module_name(v)) {
+  if (!util::is_module_name(v)) {
     r.fail(p, n,
            str_cat("'", v,
                    "' is not a module name (a letter or digit, then letters, digits "

@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "exec/command_output.h"
-#include "exec/program_lookup.h"
 #include "files/atomic_file.h"
 #include "files/owned_dir.h"
 #include "files/owned_file.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "proc/command_output.h"
+#include "proc/program_lookup.h"
 #include "report/scratch_dir.h"
 
 namespace hvd::launcher::report {
@@ -39,14 +39,14 @@ std::string one_line(std::string text) {
 
 // Runs `gnuplot report.gp` in the scratch folder; throws LaunchError when it fails.
 void run_gnuplot(const RenderJob& job, const ScratchDir& scratch, const EnvMap& env) {
-  exec::OutputLimits limits;
+  proc::OutputLimits limits;
   limits.timeout = job.limit;
   limits.max_bytes = size_t{64} << 10;  // gnuplot draws into files; stdout is only chatter
-  exec::CommandInput input;
+  proc::CommandInput input;
   input.capture_stderr = true;
   input.cwd_fd = scratch.fd();
-  const exec::CommandOutput r =
-      exec::run_for_output({job.gnuplot, "report.gp"}, env, limits, input);
+  const proc::CommandOutput r =
+      proc::run_for_output({job.gnuplot, "report.gp"}, env, limits, input);
   if (r.timed_out) {
     throw LaunchError(
         str_cat("gnuplot did not finish within ", job.limit.count(), " s; nothing was written"));
@@ -61,7 +61,7 @@ void run_gnuplot(const RenderJob& job, const ScratchDir& scratch, const EnvMap& 
 }  // namespace
 
 std::string find_gnuplot(const EnvMap& env) {
-  if (std::optional<std::string> path = exec::find_in_path("gnuplot", env)) return *path;
+  if (std::optional<std::string> path = proc::find_in_path("gnuplot", env)) return *path;
   throw LaunchError(
       "gnuplot was not found in PATH; hvdrun report draws with it: install it "
       "(Debian: apt-get install gnuplot-nox)");

@@ -32,7 +32,7 @@ struct RenderJob {
 };
 
 /// Checks the output folder, writes the files and the script into a fresh private scratch
-/// folder, runs `gnuplot report.gp` there (exec::run_for_output: argv, no shell, `env`), then,
+/// folder, runs `gnuplot report.gp` there (proc::run_for_output: argv, no shell, `env`), then,
 /// once every output was drawn, writes each into the output folder through
 /// hvd::files::write_file_atomically and removes the scratch folder. Returns the final paths.
 /// Throws LaunchError when the output folder is another user's or a symlink, or with gnuplot's

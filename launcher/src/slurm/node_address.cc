@@ -6,8 +6,8 @@
 #include <map>
 #include <mutex>
 
-#include "exec/command_output.h"
 #include "hvd/error.h"
+#include "proc/command_output.h"
 #include "slurm/hostlist.h"
 #include "slurm/scontrol_nodes.h"
 #include "slurm/slurm_tools.h"
@@ -82,7 +82,7 @@ class AddressCache {
     for (const std::string& n : nodes) list += (list.empty() ? "" : ",") + n;
     // No shell: the node name, whatever it holds, is one argument of scontrol's.
     std::map<std::string, std::string> found =
-        parse_node_addrs(exec::run_for_output({scontrol, "show", "node", list}, env).out);
+        parse_node_addrs(proc::run_for_output({scontrol, "show", "node", list}, env).out);
     // Asked about one node, its record is the answer even under another name (an alias).
     if (nodes.size() == 1 && found.count(node) == 0 && !found.empty()) {
       found[node] = found.begin()->second;

@@ -8,9 +8,9 @@
 #include "config/run_options.h"
 #include "hvd/build_config.h"
 #include "hvd/error.h"
-#include "slurm/script_text.h"
 #include "slurm/srun_command.h"
 #include "slurm/time_limit.h"
+#include "util/script_text.h"
 
 namespace hvd::launcher::slurm {
 namespace {
@@ -89,8 +89,8 @@ std::string comment_text(const std::string& text) {
 // The flags whose values go into #SBATCH lines as they are.
 void check_request_text(const BatchRequest& r) {
   const auto check = [](const char* flag, const std::string& value) {
-    if (find_control_char(value) == std::string::npos) return;
-    throw UsageError(str_cat(flag, ": the value holds ", describe_control_char(value),
+    if (util::find_control_char(value) == std::string::npos) return;
+    throw UsageError(str_cat(flag, ": the value holds ", util::describe_control_char(value),
                              ", which would end its #SBATCH line and start a shell line; "
                              "give it on one line without control characters"));
   };
@@ -109,9 +109,9 @@ void check_request_text(const BatchRequest& r) {
 // way, before a bad value can turn into a shell line.
 void check_profile_text(const profile::SiteProfile& p) {
   const auto check = [&](const std::string& field, const std::string& value) {
-    if (find_control_char(value) == std::string::npos) return;
+    if (util::find_control_char(value) == std::string::npos) return;
     throw ConfigError(str_cat("profile ", p.name, p.source.empty() ? "" : " (" + p.source + ")",
-                              ": ", field, " holds ", describe_control_char(value),
+                              ": ", field, " holds ", util::describe_control_char(value),
                               "; batch scripts take one line per value"));
   };
   check("name", p.name);
@@ -126,7 +126,7 @@ void check_profile_text(const profile::SiteProfile& p) {
     check(str_cat("scheduler.directives[", i, "].reason"), p.directives[i].reason);
   }
   for (size_t i = 0; i < p.modules.size(); ++i) {
-    if (is_module_name(p.modules[i])) continue;
+    if (util::is_module_name(p.modules[i])) continue;
     throw ConfigError(str_cat("profile ", p.name, ": setup.modules[", i, "]: '", p.modules[i],
                               "' is not a module name (letters, digits and _.+-/@:=)"));
   }
@@ -228,7 +228,7 @@ std::string render_batch_script(const BatchRequest& r, const profile::SiteProfil
   check_profile_text(p);
   mstch::data directives{mstch::data::type::list};
   for (const auto& [flag, reason] : batch_directives(r, p)) {
-    directives << mstch::object{{"flag", sbatch_quote(flag)}, {"reason", text_or_false(reason)}};
+    directives << mstch::object{{"flag", util::sbatch_quote(flag)}, {"reason", text_or_false(reason)}};
   }
   mstch::data modules{mstch::data::type::list}, setup{mstch::data::type::list};
   for (const std::string& m : p.modules) modules << mstch::object{{"name", m}};

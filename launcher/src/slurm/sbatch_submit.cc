@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
-#include "exec/command_output.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "proc/command_output.h"
 #include "slurm/slurm_tools.h"
 
 namespace hvd::launcher::slurm {
@@ -21,13 +21,13 @@ std::string trim(std::string s) {
 std::string submit_batch_script(const std::string& script, const EnvMap& env,
                                 std::chrono::seconds limit) {
   const std::string sbatch = slurm::find_slurm_tool("sbatch", env);
-  exec::OutputLimits limits;
+  proc::OutputLimits limits;
   limits.timeout = limit;
   limits.max_bytes = 4096;  // a job id, perhaps ";cluster"
-  exec::CommandInput input;
+  proc::CommandInput input;
   input.stdin_bytes = script;
   input.capture_stderr = true;
-  const exec::CommandOutput r = exec::run_for_output({sbatch, "--parsable"}, env, limits, input);
+  const proc::CommandOutput r = proc::run_for_output({sbatch, "--parsable"}, env, limits, input);
   // One line, as every hvdrun error: sbatch may say several ("error: ..." then "fatal: ...").
   std::string said = trim(r.err);
   std::replace(said.begin(), said.end(), '\n', ' ');

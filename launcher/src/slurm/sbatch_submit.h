@@ -12,7 +12,7 @@ namespace hvd::launcher::slurm {
 /// How long `hvdrun sbatch --submit` waits for sbatch: a hung slurmctld must not hang hvdrun.
 inline constexpr std::chrono::seconds kSubmitTimeout{60};
 
-/// Runs `sbatch --parsable` (exec::run_for_output) with `script` on stdin (never a predictable
+/// Runs `sbatch --parsable` (proc::run_for_output) with `script` on stdin (never a predictable
 /// file name) and returns the job id. Throws SchedulerError with sbatch's own message when it
 /// rejects the script, when sbatch is not found, or when it does not answer within `limit`
 /// (it is killed with its process group then).

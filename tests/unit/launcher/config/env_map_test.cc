@@ -9,8 +9,8 @@
 #include "binding/gpu_inventory.h"
 #include "config/env_map.h"
 #include "config/tunables_from_env.h"
-#include "exec/program_lookup.h"
-#include "slurm/task_env.h"
+#include "plan/task_env.h"
+#include "proc/program_lookup.h"
 
 using hvd::launcher::EnvMap;
 namespace launcher = hvd::launcher;
@@ -39,14 +39,14 @@ TEST_CASE("env_map: an empty HOROVOD_* tunable keeps the value from the layers b
 }
 
 TEST_CASE("env_map: PATH= searches the default PATH, as an unset PATH does") {
-  const auto found = launcher::exec::find_in_path("sh", {{"PATH", ""}});
+  const auto found = launcher::proc::find_in_path("sh", {{"PATH", ""}});
   REQUIRE(found.has_value());
   CHECK(access(found->c_str(), X_OK) == 0);
 }
 
 TEST_CASE("env_map: CUDA_VISIBLE_DEVICES= still means no GPU, as CUDA reads it") {
   // Owned by CUDA, so looked up as is: the empty value is a value.
-  CHECK(launcher::slurm::visible_gpus("CUDA_VISIBLE_DEVICES",
+  CHECK(launcher::plan::visible_gpus("CUDA_VISIBLE_DEVICES",
                                       {{"CUDA_VISIBLE_DEVICES", ""}, {"SLURM_GPUS_ON_NODE", "2"}})
             .empty());
   CHECK(launcher::binding::find_gpus({{"CUDA_VISIBLE_DEVICES", ""}}, "/nonexistent").empty());

@@ -14,11 +14,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "exec/checkpoint_file.h"
 #include "hvd/str_cat.h"
+#include "proc/checkpoint_file.h"
 
 namespace exec = hvd::launcher::exec;
 namespace config = hvd::launcher::config;
+namespace proc = hvd::launcher::proc;
 using exec::RequeueVerdict;
 
 namespace {
@@ -73,8 +74,8 @@ TEST_CASE("requeue: what is said about a verdict") {
 }
 
 TEST_CASE("requeue: a notice creates the checkpoint file and sets the grace") {
-  const std::string file = exec::checkpoint_file_path(hvd::str_cat("unit", getpid()));
-  exec::remove_checkpoint_file(file);
+  const std::string file = proc::checkpoint_file_path(hvd::str_cat("unit", getpid()));
+  proc::remove_checkpoint_file(file);
   config::LauncherSettings settings;
   settings.checkpoint_grace_seconds = 7;
   SUBCASE("with --requeue-on-signal: the ranks get the grace, then SIGTERM") {
@@ -98,7 +99,7 @@ TEST_CASE("requeue: a notice creates the checkpoint file and sets the grace") {
     CHECK_FALSE(reply.stop_after.has_value());
     CHECK(handler.finish(0, false, {{"SLURM_JOB_ID", "42"}}) == 0);
   }
-  exec::remove_checkpoint_file(file);
+  proc::remove_checkpoint_file(file);
 }
 
 // The run id is public (every user can list /dev/shm, where it names the run's segments), so a
@@ -111,12 +112,12 @@ TEST_CASE("requeue: checkpoint file names start with the run's and end in 128 ra
     CHECK(rest.find_first_not_of("0123456789abcdef") == std::string::npos);
     return rest;
   };
-  const std::string one = exec::checkpoint_file_path("r1");
-  const std::string two = exec::checkpoint_file_path("r1");
+  const std::string one = proc::checkpoint_file_path("r1");
+  const std::string two = proc::checkpoint_file_path("r1");
   CHECK(one != two);
   CHECK(random_part(one, "/dev/shm/hvd-r1-checkpoint-") !=
         random_part(two, "/dev/shm/hvd-r1-checkpoint-"));
-  random_part(exec::checkpoint_file_path("r1", 3), "/dev/shm/hvd-r1-checkpoint.3-");
+  random_part(proc::checkpoint_file_path("r1", 3), "/dev/shm/hvd-r1-checkpoint.3-");
   // hvdrun's /dev/shm cleanup (hvd-<run id>-*) still finds it.
   CHECK(one.rfind("/dev/shm/hvd-r1-", 0) == 0);
 }
@@ -124,11 +125,11 @@ TEST_CASE("requeue: checkpoint file names start with the run's and end in 128 ra
 TEST_CASE("requeue: the checkpoint file is created once, never through a symlink") {
   TempDir dir;
   const std::string file = dir.file("notice");
-  CHECK(exec::create_checkpoint_file(file));
-  CHECK(exec::create_checkpoint_file(file));  // a second notice finds the first one's file
+  CHECK(proc::create_checkpoint_file(file));
+  CHECK(proc::create_checkpoint_file(file));  // a second notice finds the first one's file
   const std::string target = dir.file("target");
   std::filesystem::create_symlink(target, dir.file("link"));
-  CHECK_FALSE(exec::create_checkpoint_file(dir.file("link")));
+  CHECK_FALSE(proc::create_checkpoint_file(dir.file("link")));
   CHECK_FALSE(std::filesystem::exists(target));
 }
 
@@ -138,5 +139,5 @@ TEST_CASE("requeue: a checkpoint file another user planted is not adopted" *
   const std::string file = dir.file("notice");
   std::ofstream(file).put('\n');
   REQUIRE(chown(file.c_str(), 65534, 65534) == 0);
-  CHECK_FALSE(exec::create_checkpoint_file(file));
+  CHECK_FALSE(proc::create_checkpoint_file(file));
 }

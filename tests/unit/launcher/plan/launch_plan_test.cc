@@ -59,7 +59,7 @@ TEST_CASE("launch_plan: identity, rendezvous and tunables for every rank") {
 }
 
 // hvdrun creates the first rank's HVD_CHECKPOINT_FILE on a notice: every local rank must poll
-// that one file, whose name ends in random bits (exec/checkpoint_file.h). It is named after the
+// that one file, whose name ends in random bits (proc/checkpoint_file.h). It is named after the
 // attempt's run id, so that the attempt's /dev/shm cleanup removes it: named after the first
 // attempt's, it outlived a restarted job that got a notice (issue 23, finding 7).
 TEST_CASE("launch_plan: every local rank gets the same checkpoint-notice file, one per attempt") {

@@ -4,8 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "plan/task_env.h"
 #include "slurm/srun_command.h"
-#include "slurm/task_env.h"
 
 namespace plan = hvd::launcher::plan;
 namespace slurm = hvd::launcher::slurm;
@@ -69,9 +69,9 @@ TEST_CASE("rank_env: a Slurm task gets what rank_env gives the same identity") {
   t.num_nodes = 2;
   t.step_nodes = {"nid001", "nid002"};
   t.job_id = "4242";
-  slurm::TaskEnvOptions o;
+  plan::TaskEnvOptions o;
   const hvd::EnvMap inherited = {{"SLURM_CPUS_ON_NODE", "32"}};
   plan::RankIdentity id{6, 8, 2, 4, 1, 2, "nid002"};
   plan::RunSetup run{"nid001", slurm::master_port_for("4242", 0), {}, {}};
-  CHECK(slurm::task_env(t, o, inherited) == plan::rank_env(id, run, {0, 0, 32}, {}, inherited));
+  CHECK(plan::task_env(t, o, inherited) == plan::rank_env(id, run, {0, 0, 32}, {}, inherited));
 }

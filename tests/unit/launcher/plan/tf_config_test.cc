@@ -10,7 +10,7 @@
 
 #include "hvd/error.h"
 #include "plan/local_plan.h"
-#include "slurm/task_env.h"
+#include "plan/task_env.h"
 
 namespace plan = hvd::launcher::plan;
 namespace slurm = hvd::launcher::slurm;
@@ -59,7 +59,7 @@ TEST_CASE("tf_config: not set unless asked for") {
   facts.topology.cores = {{0, {0}, 0}};
   const plan::LaunchPlan p = plan::build_local_plan(cfg, facts, {}, "/bin/prog");
   CHECK(p.ranks[0].env.count("TF_CONFIG") == 0);
-  CHECK(slurm::task_env({}, {}, {}).count("TF_CONFIG") == 0);
+  CHECK(plan::task_env({}, {}, {}).count("TF_CONFIG") == 0);
 }
 
 TEST_CASE("tf_config: Slurm ports are base + job block + local rank, the same in every task") {
@@ -83,7 +83,7 @@ TEST_CASE("tf_config: an srun task gets the shared worker list and its own index
   t.num_nodes = 2;
   t.step_nodes = {"n1", "n2"};
   t.job_id = "7";
-  slurm::TaskEnvOptions o;
+  plan::TaskEnvOptions o;
   o.tf_workers = {"10.0.0.1:10448", "10.0.0.1:10449", "10.0.0.2:10448", "10.0.0.2:10449"};
-  check_tf_config(slurm::task_env(t, o, {}).at("TF_CONFIG"), o.tf_workers, 3);
+  check_tf_config(plan::task_env(t, o, {}).at("TF_CONFIG"), o.tf_workers, 3);
 }

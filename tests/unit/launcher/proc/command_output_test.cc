@@ -15,9 +15,9 @@
 #include <fstream>
 #include <string>
 
-#include "exec/command_output.h"
+#include "proc/command_output.h"
 
-namespace exec = hvd::launcher::exec;
+namespace proc = hvd::launcher::proc;
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
@@ -55,7 +55,7 @@ TEST_CASE("command output: every argument arrives as one argv element, and no sh
   const std::string marker = dir.file("ran");
   const std::string nasty =
       "n1;touch " + marker + " $(touch " + marker + ") `touch " + marker + "` '\"&|>" + marker;
-  const exec::CommandOutput r = exec::run_for_output({record, nasty, "two words", ""}, {});
+  const proc::CommandOutput r = proc::run_for_output({record, nasty, "two words", ""}, {});
   CHECK(r.exit_code == 0);
   CHECK(r.out == "3\n[" + nasty + "]\n[two words]\n[]\n");
   CHECK_FALSE(fs::exists(marker));
@@ -64,29 +64,29 @@ TEST_CASE("command output: every argument arrives as one argv element, and no sh
 TEST_CASE("command output: the helper sees exactly the environment it is given") {
   ScriptDir dir;
   const std::string show = dir.script("show", "printf '%s|%s' \"$HVD_X\" \"${HOME-unset}\"");
-  const exec::CommandOutput r = exec::run_for_output({show}, {{"HVD_X", "a b;c"}});
+  const proc::CommandOutput r = proc::run_for_output({show}, {{"HVD_X", "a b;c"}});
   CHECK(r.exit_code == 0);
   CHECK(r.out == "a b;c|unset");
 }
 
 TEST_CASE("command output: exit codes, a missing program, a helper killed by a signal") {
   ScriptDir dir;
-  CHECK(exec::run_for_output({dir.script("fail", "echo partial; exit 3")}, {}).exit_code == 3);
-  CHECK(exec::run_for_output({dir.file("absent")}, {}).exit_code == 127);
-  CHECK(exec::run_for_output({dir.script("die", "kill -TERM $$")}, {}).exit_code == 128 + SIGTERM);
+  CHECK(proc::run_for_output({dir.script("fail", "echo partial; exit 3")}, {}).exit_code == 3);
+  CHECK(proc::run_for_output({dir.file("absent")}, {}).exit_code == 127);
+  CHECK(proc::run_for_output({dir.script("die", "kill -TERM $$")}, {}).exit_code == 128 + SIGTERM);
 }
 
 TEST_CASE("command output: a helper that hangs is killed at the timeout, with what it said") {
   ScriptDir dir;
   // Its child holds stdout open too: the whole group must go.
   const std::string hang = dir.script("hang", "echo started; sleep 600 & sleep 600");
-  const exec::CommandOutput r = exec::run_for_output({hang}, {}, {milliseconds(300), 1 << 20});
+  const proc::CommandOutput r = proc::run_for_output({hang}, {}, {milliseconds(300), 1 << 20});
   CHECK(r.timed_out);
   CHECK(r.exit_code == 128 + SIGKILL);
   CHECK(r.out == "started\n");
   SUBCASE("also one that closed its stdout and goes on") {
     const std::string quiet = dir.script("quiet", "exec >/dev/null; sleep 600");
-    const exec::CommandOutput q = exec::run_for_output({quiet}, {}, {milliseconds(300), 1 << 20});
+    const proc::CommandOutput q = proc::run_for_output({quiet}, {}, {milliseconds(300), 1 << 20});
     CHECK(q.timed_out);
     CHECK(q.exit_code == 128 + SIGKILL);
   }
@@ -95,7 +95,7 @@ TEST_CASE("command output: a helper that hangs is killed at the timeout, with wh
 TEST_CASE("command output: a helper that floods is cut at the bound and killed") {
   ScriptDir dir;
   const std::string flood = dir.script("flood", "while :; do echo xxxxxxxxxxxxxxx; done");
-  const exec::CommandOutput r = exec::run_for_output({flood}, {}, {milliseconds(60000), 1000});
+  const proc::CommandOutput r = proc::run_for_output({flood}, {}, {milliseconds(60000), 1000});
   CHECK(r.cut);
   CHECK_FALSE(r.timed_out);
   CHECK(r.out.size() == 1000);
@@ -105,15 +105,15 @@ TEST_CASE("command output: stdin is handed over whole and closed, also when larg
   ScriptDir dir;
   const std::string count = dir.script("count", "wc -c; echo err-said >&2");
   const std::string script(300000, 'x');  // more than a pipe buffer: fed while the tool reads
-  exec::CommandInput input;
+  proc::CommandInput input;
   input.stdin_bytes = script;
-  const exec::CommandOutput r = exec::run_for_output({count}, {}, {}, input);
+  const proc::CommandOutput r = proc::run_for_output({count}, {}, {}, input);
   CHECK(r.exit_code == 0);
   CHECK(r.out == "300000\n");
   CHECK(r.err.empty());  // not captured unless asked
   SUBCASE("a tool that never reads its stdin is not waited on forever") {
     const std::string deaf = dir.script("deaf", "exec 0<&-; echo done");
-    const exec::CommandOutput d = exec::run_for_output({deaf}, {}, {milliseconds(5000)}, input);
+    const proc::CommandOutput d = proc::run_for_output({deaf}, {}, {milliseconds(5000)}, input);
     CHECK(d.exit_code == 0);
     CHECK(d.out == "done\n");
     CHECK_FALSE(d.timed_out);
@@ -126,11 +126,11 @@ TEST_CASE("command output: stderr is captured up to its own bound, and the tool 
       dir.script("noisy",
                  "i=0; while [ $i -lt 2000 ]; do echo eeeeeeeee >&2; i=$((i+1)); done; "
                  "echo out-end");
-  exec::CommandInput input;
+  proc::CommandInput input;
   input.capture_stderr = true;
-  exec::OutputLimits limits;
+  proc::OutputLimits limits;
   limits.max_err_bytes = 100;
-  const exec::CommandOutput r = exec::run_for_output({noisy}, {}, limits, input);
+  const proc::CommandOutput r = proc::run_for_output({noisy}, {}, limits, input);
   CHECK(r.exit_code == 0);
   CHECK(r.out == "out-end\n");
   CHECK(r.err.substr(0, 10) == "eeeeeeeee\n");
@@ -144,9 +144,9 @@ TEST_CASE("command output: the tool starts in the folder given as a descriptor")
   const std::string pwd = dir.script("where", "pwd -P");
   const int fd = open(dir.file("").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   REQUIRE(fd >= 0);
-  exec::CommandInput input;
+  proc::CommandInput input;
   input.cwd_fd = fd;
-  const exec::CommandOutput r = exec::run_for_output({pwd}, {}, {}, input);
+  const proc::CommandOutput r = proc::run_for_output({pwd}, {}, {}, input);
   close(fd);
   CHECK(r.out == fs::canonical(dir.file("")).string() + "\n");
 }
@@ -156,10 +156,10 @@ TEST_CASE("command output: at the timeout the whole group is killed, stderr kept
   const std::string pid_file = dir.file("grandchild");
   const std::string hang =
       dir.script("hang", "echo waiting >&2; sleep 600 & echo $! > " + pid_file + "; wait");
-  exec::CommandInput input;
+  proc::CommandInput input;
   input.capture_stderr = true;
   const auto start = std::chrono::steady_clock::now();
-  const exec::CommandOutput r = exec::run_for_output({hang}, {}, {milliseconds(300)}, input);
+  const proc::CommandOutput r = proc::run_for_output({hang}, {}, {milliseconds(300)}, input);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
   CHECK(r.timed_out);
   CHECK(r.exit_code == 128 + SIGKILL);
@@ -190,7 +190,7 @@ TEST_CASE("command output: a SIGINT to hvdrun while it waits kills the tool's gr
   REQUIRE(hvdrun >= 0);
   if (hvdrun == 0) {
     signal(SIGINT, SIG_DFL);
-    exec::run_for_output({hang}, {}, {milliseconds(60000)});
+    proc::run_for_output({hang}, {}, {milliseconds(60000)});
     _exit(0);
   }
   pid_t tool = 0;

@@ -17,7 +17,7 @@
 
 #include <string>
 
-namespace hvd::launcher::exec {
+namespace hvd::launcher::proc {
 
 /// /dev/shm/hvd-<run id>-checkpoint-<32 random hex digits> for hvdrun's local ranks (one file
 /// for all of them), or /dev/shm/hvd-<run id>-checkpoint.<rank>-<32 hex> for one rank of a
@@ -32,4 +32,4 @@ bool create_checkpoint_file(const std::string& path) noexcept;
 /// Removes `path` if it is there.
 void remove_checkpoint_file(const std::string& path) noexcept;
 
-}  // namespace hvd::launcher::exec
+}  // namespace hvd::launcher::proc

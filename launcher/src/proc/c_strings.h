@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace hvd::launcher::exec {
+namespace hvd::launcher::proc {
 
 /// Pointers to `strings`' characters, then a null: valid while `strings` lives unchanged.
 /// execve's parameters are char* const* for C's sake; it never writes through them, hence the
@@ -19,4 +19,4 @@ inline std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   return out;
 }
 
-}  // namespace hvd::launcher::exec
+}  // namespace hvd::launcher::proc

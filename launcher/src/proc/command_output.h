@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "config/env_map.h"
+#include "common/env.h"
 
-namespace hvd::launcher::exec {
+namespace hvd::launcher::proc {
 
 struct OutputLimits {
   /// The tool (its process group) is killed once this has passed.
@@ -58,4 +58,4 @@ struct CommandOutput {
 CommandOutput run_for_output(const std::vector<std::string>& argv, const EnvMap& env,
                              const OutputLimits& limits = {}, const CommandInput& input = {});
 
-}  // namespace hvd::launcher::exec
+}  // namespace hvd::launcher::proc

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "exec/program_lookup.h"
+#include "proc/program_lookup.h"
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>
@@ -9,10 +9,10 @@
 
 #include "hvd/error.h"
 
-using hvd::launcher::exec::resolve_program;
+using hvd::launcher::proc::resolve_program;
 
 TEST_CASE("program_lookup: PATH search and explicit paths") {
-  const hvd::launcher::EnvMap env = {{"PATH", "/nonexistent:/bin:/usr/bin"}};
+  const hvd::EnvMap env = {{"PATH", "/nonexistent:/bin:/usr/bin"}};
   const std::string sh = resolve_program("sh", env);
   CHECK((sh == "/bin/sh" || sh == "/usr/bin/sh"));
   CHECK(resolve_program("/bin/sh", env) == "/bin/sh");

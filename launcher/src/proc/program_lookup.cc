@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "exec/program_lookup.h"
+#include "proc/program_lookup.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 #include "hvd/error.h"
 
-namespace hvd::launcher::exec {
+namespace hvd::launcher::proc {
 namespace {
 
 constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
@@ -62,4 +62,4 @@ std::optional<std::string> find_in_path(const std::string& name, const EnvMap& e
   return std::nullopt;
 }
 
-}  // namespace hvd::launcher::exec
+}  // namespace hvd::launcher::proc

@@ -10,7 +10,7 @@
 #include "config/env_map.h"
 #include "slurm/allocation.h"
 
-namespace hvd::launcher::slurm {
+namespace hvd::launcher::plan {
 
 struct TaskEnvOptions {
   std::string gpu_env = "CUDA_VISIBLE_DEVICES";  // the variable that selects GPUs
@@ -25,10 +25,10 @@ struct TaskEnvOptions {
 
 /// `task` describes this task; `inherited` is the environment srun gave it (Slurm's GPU
 /// variables, SLURM_CPUS_PER_TASK, what the user set). Returns only what exec-rank sets.
-EnvMap task_env(const StepTask& task, const TaskEnvOptions& options, const EnvMap& inherited);
+EnvMap task_env(const slurm::StepTask& task, const TaskEnvOptions& options, const EnvMap& inherited);
 
 /// The GPUs visible to the task before hvdrun picks one: the tokens of `gpu_env` when Slurm set
 /// it, else 0..SLURM_GPUS_ON_NODE-1, else none.
 std::vector<std::string> visible_gpus(const std::string& gpu_env, const EnvMap& inherited);
 
-}  // namespace hvd::launcher::slurm
+}  // namespace hvd::launcher::plan

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace hvd::launcher::slurm {
+namespace hvd::launcher::util {
 
 /// The offset of the first control character (below 0x20, or 0x7f) in `text`, or npos.
 size_t find_control_char(std::string_view text);
@@ -28,4 +28,4 @@ bool is_module_name(std::string_view name);
 /// quotes with '"' and '\' escaped. `text` must hold no control character.
 std::string sbatch_quote(std::string_view text);
 
-}  // namespace hvd::launcher::slurm
+}  // namespace hvd::launcher::util

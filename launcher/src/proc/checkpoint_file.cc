@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "exec/checkpoint_file.h"
+#include "proc/checkpoint_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,7 +11,7 @@
 #include "auth/run_secret.h"
 #include "hvd/str_cat.h"
 
-namespace hvd::launcher::exec {
+namespace hvd::launcher::proc {
 
 // 128 bits: a name nobody guesses before the file exists.
 constexpr size_t kTagBytes = 16;
@@ -36,4 +36,4 @@ bool create_checkpoint_file(const std::string& path) noexcept {
 
 void remove_checkpoint_file(const std::string& path) noexcept { ::unlink(path.c_str()); }
 
-}  // namespace hvd::launcher::exec
+}  // namespace hvd::launcher::proc

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "slurm/script_text.h"
+#include "util/script_text.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include "hvd/error.h"
 
-namespace hvd::launcher::slurm {
+namespace hvd::launcher::util {
 namespace {
 
 bool is_control(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
@@ -57,4 +57,4 @@ std::string sbatch_quote(std::string_view text) {
   return out + "\"";
 }
 
-}  // namespace hvd::launcher::slurm
+}  // namespace hvd::launcher::util

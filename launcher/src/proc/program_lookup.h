@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "config/env_map.h"
+#include "common/env.h"
 
-namespace hvd::launcher::exec {
+namespace hvd::launcher::proc {
 
 /// Resolves `name` as execvp would: a name with a '/' is used as is, others are searched in the
 /// PATH of `env`. Returns the path to execute. Throws LaunchError naming the program when it does
@@ -19,4 +19,4 @@ std::string resolve_program(const std::string& name, const EnvMap& env);
 /// helpers (mpirun, gnuplot), whose absence gets its own message.
 std::optional<std::string> find_in_path(const std::string& name, const EnvMap& env);
 
-}  // namespace hvd::launcher::exec
+}  // namespace hvd::launcher::proc

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "slurm/task_env.h"
+#include "plan/task_env.h"
 
 #include <doctest/doctest.h>
 
+namespace plan = hvd::launcher::plan;
 namespace slurm = hvd::launcher::slurm;
 
 namespace {
@@ -21,7 +22,7 @@ slurm::StepTask task(int rank, int local_rank, int node) {
 }  // namespace
 
 TEST_CASE("task_env: identity in Horovod's and torch's names") {
-  const auto env = slurm::task_env(task(5, 1, 1), {}, {{"SLURM_CPUS_PER_TASK", "16"}});
+  const auto env = plan::task_env(task(5, 1, 1), {}, {{"SLURM_CPUS_PER_TASK", "16"}});
   CHECK(env.at("HOROVOD_RANK") == "5");
   CHECK(env.at("RANK") == "5");
   CHECK(env.at("WORLD_SIZE") == "8");
@@ -38,35 +39,35 @@ TEST_CASE("task_env: identity in Horovod's and torch's names") {
 }
 
 TEST_CASE("task_env: one GPU per local rank, in the profile's order") {
-  slurm::TaskEnvOptions o;
+  plan::TaskEnvOptions o;
   o.gpu_order = {3, 2, 1, 0};
   const hvd::launcher::EnvMap slurm_gave = {{"CUDA_VISIBLE_DEVICES", "0,1,2,3"}};
-  CHECK(slurm::task_env(task(0, 0, 0), o, slurm_gave).at("CUDA_VISIBLE_DEVICES") == "3");
-  CHECK(slurm::task_env(task(3, 3, 0), o, slurm_gave).at("CUDA_VISIBLE_DEVICES") == "0");
+  CHECK(plan::task_env(task(0, 0, 0), o, slurm_gave).at("CUDA_VISIBLE_DEVICES") == "3");
+  CHECK(plan::task_env(task(3, 3, 0), o, slurm_gave).at("CUDA_VISIBLE_DEVICES") == "0");
   o.gpu_order.clear();
-  CHECK(slurm::task_env(task(2, 2, 0), o, slurm_gave).at("CUDA_VISIBLE_DEVICES") == "2");
+  CHECK(plan::task_env(task(2, 2, 0), o, slurm_gave).at("CUDA_VISIBLE_DEVICES") == "2");
   // From SLURM_GPUS_ON_NODE when Slurm did not set the variable; AMD's variable.
   o.gpu_env = "ROCR_VISIBLE_DEVICES";
-  const auto amd = slurm::task_env(task(1, 1, 0), o, {{"SLURM_GPUS_ON_NODE", "8"}});
+  const auto amd = plan::task_env(task(1, 1, 0), o, {{"SLURM_GPUS_ON_NODE", "8"}});
   CHECK(amd.at("ROCR_VISIBLE_DEVICES") == "1");
 }
 
 TEST_CASE("task_env: explicit rendezvous and the user's own settings win") {
-  slurm::TaskEnvOptions o;
+  plan::TaskEnvOptions o;
   o.master_addr = "10.0.0.1";
   o.master_port = 6000;
-  const auto env = slurm::task_env(task(0, 0, 0), o, {{"OMP_NUM_THREADS", "2"}});
+  const auto env = plan::task_env(task(0, 0, 0), o, {{"OMP_NUM_THREADS", "2"}});
   CHECK(env.at("MASTER_ADDR") == "10.0.0.1");
   CHECK(env.at("MASTER_PORT") == "6000");
   CHECK(env.count("OMP_NUM_THREADS") == 0);
 }
 
 TEST_CASE("task_env: hvdrun's Python folders go in front of the task's PYTHONPATH") {
-  slurm::TaskEnvOptions o;
-  CHECK(slurm::task_env(task(0, 0, 0), o, {{"PYTHONPATH", "/mine"}}).count("PYTHONPATH") == 0);
+  plan::TaskEnvOptions o;
+  CHECK(plan::task_env(task(0, 0, 0), o, {{"PYTHONPATH", "/mine"}}).count("PYTHONPATH") == 0);
   o.python_dirs = {"/p/lib/hvdrun/python", "/p/lib/hvdrun/horovod-compat"};
-  CHECK(slurm::task_env(task(0, 0, 0), o, {}).at("PYTHONPATH") ==
+  CHECK(plan::task_env(task(0, 0, 0), o, {}).at("PYTHONPATH") ==
         "/p/lib/hvdrun/python:/p/lib/hvdrun/horovod-compat");
-  CHECK(slurm::task_env(task(0, 0, 0), o, {{"PYTHONPATH", "/mine:/more"}}).at("PYTHONPATH") ==
+  CHECK(plan::task_env(task(0, 0, 0), o, {{"PYTHONPATH", "/mine:/more"}}).at("PYTHONPATH") ==
         "/p/lib/hvdrun/python:/p/lib/hvdrun/horovod-compat:/mine:/more");
 }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace hvd::launcher::local {
+namespace hvd::launcher::config {
 
 struct HostSlots {
   std::string name;
@@ -35,4 +35,4 @@ std::set<std::string> this_machine_names();
 void require_local_hosts(const std::vector<HostSlots>& hosts, const std::set<std::string>& names,
                          const std::string& origin);
 
-}  // namespace hvd::launcher::local
+}  // namespace hvd::launcher::config

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "exec/command_output.h"
+#include "proc/command_output.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,12 +15,12 @@
 #include <cstring>
 #include <thread>
 
-#include "exec/c_strings.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 #include "net/socket.h"
+#include "proc/c_strings.h"
 
-namespace hvd::launcher::exec {
+namespace hvd::launcher::proc {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -236,4 +236,4 @@ CommandOutput run_for_output(const std::vector<std::string>& argv, const EnvMap&
   return result;
 }
 
-}  // namespace hvd::launcher::exec
+}  // namespace hvd::launcher::proc

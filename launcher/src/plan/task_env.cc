@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "slurm/task_env.h"
+#include "plan/task_env.h"
 
 #include <sstream>
 
 #include "plan/rank_env.h"
 #include "slurm/srun_command.h"
 
-namespace hvd::launcher::slurm {
+namespace hvd::launcher::plan {
 namespace {
 
 int positive_int(const EnvMap& env, const char* key) {
@@ -31,8 +31,8 @@ std::vector<std::string> visible_gpus(const std::string& gpu_env, const EnvMap& 
   return gpus;
 }
 
-EnvMap task_env(const StepTask& t, const TaskEnvOptions& o, const EnvMap& inherited) {
-  plan::RankIdentity id;
+EnvMap task_env(const slurm::StepTask& t, const TaskEnvOptions& o, const EnvMap& inherited) {
+  RankIdentity id;
   id.rank = t.rank;
   id.size = t.size;
   id.local_rank = t.local_rank;
@@ -42,19 +42,19 @@ EnvMap task_env(const StepTask& t, const TaskEnvOptions& o, const EnvMap& inheri
   if (static_cast<size_t>(t.node_rank) < t.step_nodes.size()) {
     id.host = t.step_nodes[static_cast<size_t>(t.node_rank)];
   }
-  plan::RunSetup run;
+  RunSetup run;
   // Never localhost on a multi-node job: the step's first node, which every task agrees on.
   run.master_addr = !o.master_addr.empty()
                         ? o.master_addr
                         : (t.step_nodes.empty() ? std::string("127.0.0.1") : t.step_nodes[0]);
-  run.master_port = o.master_port > 0 ? o.master_port : master_port_for(t.job_id, o.master_port_base);
+  run.master_port = o.master_port > 0 ? o.master_port : slurm::master_port_for(t.job_id, o.master_port_base);
   run.tf_workers = o.tf_workers;
   run.python_dirs = o.python_dirs;
   // srun pins the task (the profile's --cpu-bind), not hvdrun.
-  plan::CpuShare cpus;
+  CpuShare cpus;
   cpus.cpus_per_task = positive_int(inherited, "SLURM_CPUS_PER_TASK");
   cpus.node_cpus = positive_int(inherited, "SLURM_CPUS_ON_NODE");
-  plan::GpuChoice gpu;
+  GpuChoice gpu;
   gpu.variable = o.gpu_env;
   const std::vector<std::string> gpus = visible_gpus(o.gpu_env, inherited);
   if (!gpus.empty()) {
@@ -64,7 +64,7 @@ EnvMap task_env(const StepTask& t, const TaskEnvOptions& o, const EnvMap& inheri
                              : slot;
     gpu.value = gpus[index];
   }
-  return plan::rank_env(id, run, cpus, gpu, inherited);
+  return rank_env(id, run, cpus, gpu, inherited);
 }
 
-}  // namespace hvd::launcher::slurm
+}  // namespace hvd::launcher::plan

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "local/host_spec.h"
+#include "config/host_spec.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -16,7 +16,7 @@
 #include "hvd/error.h"
 #include "util/text.h"
 
-namespace hvd::launcher::local {
+namespace hvd::launcher::config {
 namespace {
 
 std::string trim(const std::string& s) { return std::string(util::trim(s)); }
@@ -156,4 +156,4 @@ void require_local_hosts(const std::vector<HostSlots>& hosts, const std::set<std
   }
 }
 
-}  // namespace hvd::launcher::local
+}  // namespace hvd::launcher::config
