@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Mutations of a valid JSON document for the input-checking tests: every value (each field,
-// each array element, at any depth) replaced with a value of each other JSON type, and every
-// number with one far out of range. Generated from the document, so that a field added to a
+// each array's first element, at any depth) replaced with a value of each other JSON type, and
+// every number with one far out of range. Generated from the document, so that a field added to a
 // format is covered without a new hand-written case.
 
 #include <string>
@@ -18,14 +18,17 @@ struct JsonMutation {
   std::string what;     // the replacement, as JSON text
 };
 
-/// The JSON pointer of every value below the root of `v`, parents before their children.
+/// The JSON pointer of every value below the root of `v`, parents before their children. Of an
+/// array, only the first element and what is below it: the readers take every element with the
+/// same code, and a bench file's hundreds of rows made each command run thousands of times
+/// (170 s of CI's ASan phase) for no case the first row does not cover.
 inline void collect_pointers(const nlohmann::json& v, const std::string& at,
                              std::vector<std::string>& out) {
   if (!at.empty()) out.push_back(at);
   if (v.is_object()) {
     for (const auto& [key, child] : v.items()) collect_pointers(child, at + "/" + key, out);
-  } else if (v.is_array()) {
-    for (size_t i = 0; i < v.size(); ++i) collect_pointers(v[i], at + "/" + std::to_string(i), out);
+  } else if (v.is_array() && !v.empty()) {
+    collect_pointers(v[0], at + "/0", out);
   }
 }
 
