@@ -56,7 +56,7 @@ TEST_CASE("report: an output folder of another user is refused before gnuplot ru
   CHECK(entries(shared).empty());  // no scratch folder, no picture
 }
 
-TEST_CASE("report: a symlink as -o is refused; a missing folder is made, the user's own") {
+TEST_CASE("report: a symlink as -o is refused, a missing folder is made, the user's own") {
   TempDir dir;
   fs::create_directory(dir.file("real"));
   fs::create_directory_symlink(dir.file("real"), dir.file("link"));

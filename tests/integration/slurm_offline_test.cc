@@ -168,7 +168,7 @@ TEST_CASE("hvdrun sbatch --explain: LUMI's CPU masks and GPU per local rank, not
   CHECK(r.out.find("ROCR_VISIBLE_DEVICES=8") == std::string::npos);  // one node's ranks only
 }
 
-TEST_CASE("hvdrun sbatch --explain needs no time or account; the script does, and says where help is") {
+TEST_CASE("hvdrun sbatch --explain needs no time or account, the script does, and says where help is") {
   // The step it shows does not depend on them, so a user can look before choosing them.
   const ProcessResult shown =
       run(hvdrun({"sbatch", "--profile", "lumi", "-N", "2", "--explain", "--", "python3", "t.py"}));

@@ -36,7 +36,7 @@ TEST_CASE("cluster_allreduce_us: a flat ring goes at the network's pace, hierarc
   CHECK(hier < flat);  // 1/4 of the bytes cross the slow network
 }
 
-TEST_CASE("predict: one rank is the measurement; overlap hides what the backward pass can") {
+TEST_CASE("predict: one rank is the measurement, overlap hides what the backward pass can") {
   predict::Workload w;
   w.compute_ms = 100;
   w.gradient_bytes = 100e6;

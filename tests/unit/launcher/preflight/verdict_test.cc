@@ -126,7 +126,7 @@ TEST_CASE("to_json: flags and reasons for every node and link") {
   CHECK(j["links"][1]["flagged"] == true);
 }
 
-TEST_CASE("judge: a GPU that is not the profile's model flags its node; case and vendor prefix aside") {
+TEST_CASE("judge: a GPU that is not the profile's model flags its node, case and vendor prefix aside") {
   json a100 = node("g1", 10);
   a100["gpus"] = 2;
   a100["gpu_model"] = "NVIDIA A100-SXM4-40GB";
@@ -163,7 +163,7 @@ TEST_CASE("judge: two ranks of a node bound to one GPU flag it, naming the ranks
   CHECK(preflight::to_json(v)["nodes"][0]["gpu_ids"].size() == 3);
 }
 
-TEST_CASE("judge: the NVIDIA driver's GPU count against the profile's; unknown is not judged") {
+TEST_CASE("judge: the NVIDIA driver's GPU count against the profile's, unknown is not judged") {
   json lost = node("g1", 10);
   lost["gpus"] = 3;
   lost["gpu_model"] = "NVIDIA A100-SXM4-40GB";
@@ -181,7 +181,8 @@ TEST_CASE("judge: the NVIDIA driver's GPU count against the profile's; unknown i
   CHECK(v.nodes[2].reasons.empty());
   CHECK(v.flagged_hosts == std::vector<std::string>{"g1"});
   // A profile without GPUs judges no count.
-  CHECK_FALSE(preflight::judge(report({lost}, json::array()), 0.7, {}).anything_flagged());
+  CHECK_FALSE(
+      preflight::judge(report(json::array({lost}), json::array()), 0.7, {}).anything_flagged());
 }
 
 // Every value of a report replaced with each other JSON type, and numbers with huge ones

@@ -347,7 +347,7 @@ TEST_CASE("report_plot: a preflight host name reaches gnuplot only as a quoted l
   CHECK(p.commands.find("set multiplot layout 2,2") != std::string::npos);
 }
 
-TEST_CASE("report_plot: one node and no links is one panel; nothing flagged says so") {
+TEST_CASE("report_plot: one node and no links is one panel, nothing flagged says so") {
   report::Input in = preflight_input();
   in.doc["nodes"] = json::array({in.doc["nodes"][3]});  // node4: one rank, no intra figure
   in.doc["links"] = json::array();

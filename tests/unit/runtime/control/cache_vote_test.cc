@@ -43,7 +43,7 @@ TEST_CASE("cache vote: a few words for the bits in use, and the data part after 
   CHECK(v.data_bytes() == 128);
 }
 
-TEST_CASE("cache vote: hits survive where every rank has them; an invalid bit from any rank") {
+TEST_CASE("cache vote: hits survive where every rank has them, an invalid bit from any rank") {
   std::vector<CacheVote> v = votes(3, 130, 0);
   for (CacheVote& one : v) {
     one.set_hit(3);

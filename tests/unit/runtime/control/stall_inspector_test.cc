@@ -180,7 +180,7 @@ class CountingClock final : public hvd::Clock {
 };
 }  // namespace
 
-TEST_CASE("stall inspector: a check with nothing pending reads no clock; a given time is used") {
+TEST_CASE("stall inspector: a check with nothing pending reads no clock, a given time is used") {
   CountingClock clock;
   StallConfig config;
   config.warning_seconds = 10;

@@ -233,7 +233,7 @@ TEST_CASE("caller cycles: once a CUDA tensor is queued, only the loop runs cycle
   });
 }
 
-TEST_CASE("caller cycles: a lone rank completes CPU tensors at submit; its loop stays asleep") {
+TEST_CASE("caller cycles: a lone rank completes CPU tensors at submit, its loop stays asleep") {
   // A short cycle time: a loop that still woke for periodic cycles would run dozens here.
   core::RuntimeOptions options;
   options.cycle_time = std::chrono::microseconds(200);

@@ -58,7 +58,7 @@ TEST_CASE("cycle turns: a waiting caller runs the cycles on its own thread, the 
   CHECK_FALSE(turns.caller_ran_last());
 }
 
-TEST_CASE("cycle turns: callers take turns; one whose flag another's cycle set runs no more") {
+TEST_CASE("cycle turns: callers take turns, one whose flag another's cycle set runs no more") {
   // Cycle 1 completes "a", cycle 2 completes "b", whichever thread runs them: exactly two
   // cycles run, since a caller stops as soon as its own flag is set.
   std::atomic<bool> a{false}, b{false};

@@ -23,7 +23,7 @@ constexpr std::chrono::milliseconds kTimeout{1000};
 bool member(int rank) { return rank == 1 || rank == 3; }
 }  // namespace
 
-TEST_CASE("set_rendezvous: members see each other's keys after each barrier; others only finish") {
+TEST_CASE("set_rendezvous: members see each other's keys after each barrier, others only finish") {
   FakeChannelHub hub(4);
   std::vector<std::string> seen(4);
   hvd::test::spawn(4, [&](int rank) {

@@ -90,7 +90,7 @@ TEST_CASE("tensor queue: fail_all fails what is queued and refuses later adds") 
   CHECK(q.size() == 0);
 }
 
-TEST_CASE("tensor_queue: names are per process set; fail_set fails only that set") {
+TEST_CASE("tensor_queue: names are per process set, fail_set fails only that set") {
   core::TensorQueue q;
   core::TensorEntry in_global = entry("w");
   core::TensorEntry in_set = entry("w");

@@ -10,7 +10,7 @@
 
 namespace fs = std::filesystem;
 
-TEST_CASE("count_node_gpus: one folder per GPU the driver lists; -1 without the driver") {
+TEST_CASE("count_node_gpus: one folder per GPU the driver lists, -1 without the driver") {
   std::string scratch = (fs::temp_directory_path() / "hvd-node-gpus-XXXXXX").string();
   REQUIRE(mkdtemp(scratch.data()) != nullptr);
   const std::string gpus = scratch + "/gpus";
