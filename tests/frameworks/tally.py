@@ -19,6 +19,19 @@ def check(ok, what):
         print('FAILED: %s' % what, file=sys.stderr, flush=True)
 
 
+def raises(exc, fn, what):
+    """Checks that fn() raises exc (a check that fails on another exception or none)."""
+    try:
+        fn()
+    except exc:
+        check(True, what)
+        return
+    except Exception as e:  # the wrong exception
+        check(False, '%s: raised %r, want %s' % (what, e, exc.__name__))
+        return
+    check(False, '%s: did not raise %s' % (what, exc.__name__))
+
+
 def report(name, rank, size):
     print('%s: rank %d of %d on %s checks %d failures %d'
           % (name, rank, size, socket.gethostname(), checks, len(failures)), flush=True)

@@ -22,7 +22,7 @@ DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.
           torch.bfloat16, torch.float32, torch.float64]
 SHAPES = [(0,), (1,), (17,), (3, 5)]
 
-from tally import check, report
+from tally import check, raises, report
 
 
 def same(got, want, what, tol=0.0):
@@ -34,18 +34,6 @@ def same(got, want, what, tol=0.0):
                                              tuple(want.shape), want.dtype)
           + ('' if ok or not got.numel() or got.shape != want.shape
              else ' (values %s vs %s)' % (got.flatten()[:6].tolist(), want.flatten()[:6].tolist())))
-
-
-def raises(exc, fn, what):
-    try:
-        fn()
-    except exc:
-        check(True, what)
-        return
-    except Exception as e:  # the wrong exception
-        check(False, '%s: raised %r, want %s' % (what, e, exc))
-        return
-    check(False, '%s: did not raise %s' % (what, exc))
 
 
 def values(shape, dtype, r, mod=5):

@@ -22,7 +22,7 @@ import zlib
 import torch
 
 import hvdrun.torch as hvd
-from tally import check, report
+from tally import check, raises, report
 
 INTS = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
 FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
@@ -310,18 +310,6 @@ def reducescatter_cases(pos, members, ps, grouped):
                         key, [shapes[0]] * n, pos, members, dtype, float(n),
                         '%s %s op %d scale %s/%s set %s' % (base, dtype, op, pre, post,
                                                            ps.ranks))
-
-
-def raises(exc, fn, what):
-    try:
-        fn()
-    except exc:
-        check(True, what)
-        return
-    except Exception as e:  # the wrong exception
-        check(False, '%s: raised %r, want %s' % (what, e, exc.__name__))
-        return
-    check(False, '%s: did not raise %s' % (what, exc.__name__))
 
 
 def error_cases(r, n):

@@ -15,7 +15,7 @@ import torch
 
 from .basics import Adasum
 from .mpi_ops import allreduce_async_, synchronize
-from .optimizer import validated_names
+from .optimizer import count_backward_pass, validated_names
 
 
 class _DistributedAdasumOptimizer(torch.optim.Optimizer):
@@ -79,16 +79,8 @@ class _DistributedAdasumOptimizer(torch.optim.Optimizer):
 
     def _make_hook(self, p):
         def hook(*ignore):
-            if p in self._handles and self._handles[p][0] is not None:
-                if self._allreduce_delay[p] <= 0:
-                    raise AssertionError(
-                        'Gradients were computed more than backward_passes_per_step times '
-                        'before call to step(). Increase backward_passes_per_step to '
-                        'accumulate gradients locally.')
-            assert not p.grad.requires_grad
-            assert self._allreduce_delay[p] > 0
+            count_backward_pass(self._handles, self._allreduce_delay, p)
             handle, ctx = None, None
-            self._allreduce_delay[p] -= 1
             if self._allreduce_delay[p] == 0:
                 handle, ctx = self._allreduce_grad_async(p)
             self._handles[p] = (handle, ctx)

@@ -15,6 +15,19 @@ from .process_sets import global_process_set, process_set_id, set_size
 from .sparse import sparse_allreduce_async
 
 
+def count_backward_pass(handles, delay, p):
+    """A gradient hook's bookkeeping, as Horovod's: one more backward pass of p before step(),
+    refused (AssertionError, Horovod's message) past backward_passes_per_step."""
+    if p in handles and handles[p][0] is not None and delay[p] <= 0:
+        raise AssertionError(
+            'Gradients were computed more than backward_passes_per_step times '
+            'before call to step(). Increase backward_passes_per_step to '
+            'accumulate gradients locally.')
+    assert not p.grad.requires_grad
+    assert delay[p] > 0
+    delay[p] -= 1
+
+
 def validated_names(param_groups, named_parameters, default):
     """named_parameters as a list of (name, parameter), `default` when None; Horovod's
     ValueErrors when they are no tuples, repeat a name or leave a parameter out."""
@@ -158,15 +171,7 @@ class _DistributedOptimizer(torch.optim.Optimizer):
 
     def _make_hook(self, p):
         def hook(*ignore):
-            if p in self._handles and self._handles[p][0] is not None:
-                if self._allreduce_delay[p] <= 0:
-                    raise AssertionError(
-                        'Gradients were computed more than backward_passes_per_step times '
-                        'before call to step(). Increase backward_passes_per_step to '
-                        'accumulate gradients locally.')
-            assert not p.grad.requires_grad
-            assert self._allreduce_delay[p] > 0
-            self._allreduce_delay[p] -= 1
+            count_backward_pass(self._handles, self._allreduce_delay, p)
             if self._allreduce_delay[p] > 0:
                 self._handles[p] = (None, None)
                 return
