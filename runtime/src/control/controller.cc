@@ -246,6 +246,10 @@ const CycleResult& Controller::run_cycle(const std::vector<const Request*>& fres
   votes_.set_flag(CacheVote::kNoUncached, no_uncached);
   votes_.set_flag(CacheVote::kNoShutdown, !want_shutdown);
   votes_.set_flag(CacheVote::kJoined, joined_);
+  // Nothing of this rank's to vote for, negotiate or run, in this set or in another.
+  const bool idle = requests_.empty() && negotiating_.empty() && !joined_ && !want_shutdown &&
+                    !busy_elsewhere_;
+  votes_.set_flag(CacheVote::kAllIdle, idle);
   const VoteFold reduce = offer_fold(want_shutdown, fold);
   channel_.vote(votes_.words(), votes_.and_words(), reduce);
 
@@ -253,6 +257,7 @@ const CycleResult& Controller::run_cycle(const std::vector<const Request*>& fres
   result.shutdown = !votes_.flag(CacheVote::kNoShutdown);
   result.negotiated = false;
   result.joined = joined_;
+  result.all_idle = votes_.flag(CacheVote::kAllIdle);
   result.folded = nullptr;
   result.folded_data = nullptr;
   take_cache_ready(votes_.flag(CacheVote::kJoined));

@@ -120,6 +120,9 @@ class Runtime {
   // The loop between two cycles: returns at once, on an enqueue, or when the cycle time since
   // the latest cycle (anyone's) has passed; sleeps while callers run the cycles (runtime.cc).
   void wait_for_turn();
+  // How long after the latest cycle the loop's next periodic vote is due: the cycle time, longer
+  // while the votes were idle on every rank (runtime.cc).
+  std::chrono::microseconds vote_period() const;
 
   bootstrap::WorldInfo world_;
   RuntimeOptions options_;
@@ -156,8 +159,9 @@ class Runtime {
   std::vector<TensorEntry> taken_;
   std::atomic<bool> shutdown_requested_{false};
   std::atomic<bool> stopped_{false};
-  std::atomic<bool> failed_{false};     // a cycle threw: the queue holds its error
-  std::atomic<bool> more_work_{false};  // work_in_flight() after the latest cycle
+  std::atomic<bool> failed_{false};      // a cycle threw: the queue holds its error
+  std::atomic<bool> more_work_{false};   // work_in_flight() after the latest cycle
+  std::atomic<uint64_t> idle_votes_{0};  // global votes idle on every rank, in a row
   // Shared with every handle, whose wait() runs cycles through it; closed before the runtime
   // goes, so that a handle that outlives it never calls in.
   std::shared_ptr<CycleTurns> turns_;

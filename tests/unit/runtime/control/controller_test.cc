@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "control/controller.h"
+#include "control/join_rules.h"
 
 #include <doctest/doctest.h>
 
@@ -42,6 +43,7 @@ class QueuedController {
     return controller_.run_cycle(borrowed, want_shutdown, fold);
   }
   size_t in_flight() const { return controller_.in_flight(); }
+  control::Controller& inner() { return controller_; }
 
  private:
   control::Controller controller_;
@@ -495,4 +497,45 @@ TEST_CASE("controller: a step's plan is reused only while its cached responses a
     REQUIRE(one.responses.size() == 1);
     CHECK(one.responses[0].counts == std::vector<int64_t>{8});
   });
+}
+
+// What may make a vote not idle, on one rank (core/runtime.cc spaces idle votes out).
+enum class Busy { kNothing, kFreshRequest, kWaitingRequest, kShutdown, kJoin, kElsewhere };
+
+TEST_CASE("controller: a vote is idle on every rank exactly when no rank has anything to do") {
+  const std::vector<Busy> kinds = {Busy::kNothing, Busy::kFreshRequest, Busy::kWaitingRequest,
+                                   Busy::kShutdown, Busy::kJoin,         Busy::kElsewhere};
+  for (int size = 1; size <= 4; ++size) {
+    for (Busy kind : kinds) {
+      for (int busy_rank = 0; busy_rank < size; ++busy_rank) {
+        CAPTURE(size);
+        CAPTURE(static_cast<int>(kind));
+        CAPTURE(busy_rank);
+        FakeChannelHub hub(size);
+        std::vector<int> idle(static_cast<size_t>(size), -1);
+        spawn(size, hub, {}, [&](int rank, QueuedController& c) {
+          const bool mine = rank == busy_rank;
+          std::vector<control::Request> fresh;
+          // A tensor of the busy rank's alone waits for the others: still in flight next cycle.
+          if (mine && (kind == Busy::kFreshRequest || kind == Busy::kWaitingRequest) && size > 1)
+            fresh.push_back(request(rank, "only_mine"));
+          if (mine && kind == Busy::kJoin && size > 1) {
+            control::Request join = request(rank, control::kJoinName);
+            join.type = control::OpType::kJoin;
+            fresh.push_back(join);
+          }
+          c.inner().set_busy_elsewhere(mine && kind == Busy::kElsewhere);
+          bool result_idle = c.run_cycle(fresh, mine && kind == Busy::kShutdown).all_idle;
+          if (kind == Busy::kWaitingRequest) result_idle = c.run_cycle({}, false).all_idle;
+          CHECK(result_idle == c.inner().last_vote_idle());
+          idle[static_cast<size_t>(rank)] = result_idle ? 1 : 0;
+        });
+        // The reference: idle when nothing above applies to any rank (a lone rank's request
+        // or join completes in its own cycle, so at size 1 only shutdown and elsewhere count).
+        const bool lone_done = size == 1 && kind != Busy::kShutdown && kind != Busy::kElsewhere;
+        const int expected = kind == Busy::kNothing || lone_done ? 1 : 0;
+        for (int r = 0; r < size; ++r) CHECK(idle[static_cast<size_t>(r)] == expected);
+      }
+    }
+  }
 }
