@@ -528,7 +528,13 @@ def check_helpers(r, n):
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     model(torch.full((2, 4), float(r + 1))).sum().backward()
     opt.step()  # momentum buffers that differ per rank
+    kept = opt.state[next(iter(model.parameters()))]['momentum_buffer']
+    opt.param_groups[0]['lr'] = 0.1 * (r + 1)  # options that differ per rank
     hvd.broadcast_optimizer_state(opt, root_rank=0)
+    check(opt.state[next(iter(model.parameters()))]['momentum_buffer'] is kept,
+          'broadcast_optimizer_state: state tensors are broadcast in place, as in Horovod')
+    lrs = hvd.allgather(torch.tensor([opt.param_groups[0]['lr']]))
+    same(lrs, torch.full((n,), 0.1), 'broadcast_optimizer_state: every rank has rank 0\'s lr')
     buf = opt.state[next(iter(model.parameters()))]['momentum_buffer'].reshape(1, -1)
     gathered = hvd.allgather(buf)
     check(bool((gathered == gathered[0]).all()), 'broadcast_optimizer_state momentum buffers')
@@ -560,6 +566,29 @@ def train_steps(r, n, steps, **kwargs):
     return model, reference, opt
 
 
+def check_optimizer_names():
+    """Horovod's ValueErrors for names: a repeated name (listed), and the Adasum optimizer's
+    unnamed parameters numbered within each group, which repeat across two groups."""
+    two = [torch.nn.Parameter(torch.ones(2)), torch.nn.Parameter(torch.ones(2))]
+    def repeated(op):
+        hvd.DistributedOptimizer(torch.optim.SGD(two, lr=0.1), op=op,
+                                 named_parameters=[('w', two[0]), ('w', two[1])])
+    for op in (hvd.Average, hvd.Adasum):
+        try:
+            repeated(op)
+            check(False, 'a repeated parameter name (%s) raises' % op)
+        except ValueError as e:
+            check('Found duplicates: w' in str(e), 'the repeated name is listed: %s' % e)
+    groups = [{'params': [two[0]]}, {'params': [two[1]], 'lr': 0.5}]
+    if hvd.size() == 1:  # Horovod's DistributedOptimizer at one rank, whatever the op
+        hvd.DistributedOptimizer(torch.optim.SGD(groups, lr=0.1), op=hvd.Adasum)
+        return
+    raises(ValueError, lambda: hvd.DistributedOptimizer(torch.optim.SGD(groups, lr=0.1),
+                                                        op=hvd.Adasum),
+           'Adasum optimizer of two groups without named_parameters (Horovod numbers per group)')
+    hvd.DistributedOptimizer(torch.optim.SGD(groups, lr=0.1))  # numbered i.j: no repeats
+
+
 def check_optimizer(r, n):
     for kwargs, tol in [({}, 1e-5), ({'groups': 2}, 1e-5), ({'gradient_predivide_factor': 2.0}, 1e-5),
                         ({'compression': hvd.Compression.fp16}, 1e-2),
@@ -577,6 +606,7 @@ def check_optimizer(r, n):
     raises(ValueError, lambda: hvd.DistributedOptimizer(
         torch.optim.SGD(model.parameters(), lr=0.1), op=hvd.Sum, gradient_predivide_factor=2.0),
         'gradient_predivide_factor with op=Sum')
+    check_optimizer_names()
     # synchronize() by hand (to clip), then step() inside skip_synchronize().
     torch.manual_seed(3)
     model = torch.nn.Linear(3, 1)

@@ -22,10 +22,10 @@ class _DistributedAdasumOptimizer(torch.optim.Optimizer):
     def __init__(self, params, named_parameters, compression, backward_passes_per_step=1):
         super(self.__class__, self).__init__(params)
         self._compression = compression
-        # Horovod numbers unnamed parameters within each group; with several groups that repeats
-        # names and Horovod raises. Numbering across groups keeps one name per parameter.
-        default = [('allreduce.noname.%d' % i, v) for i, v in
-                   enumerate(v for group in self.param_groups for v in group['params'])]
+        # As Horovod's: unnamed parameters are numbered within each group, so an optimizer of
+        # several groups needs named_parameters (the repeated names raise ValueError).
+        default = [('allreduce.noname.%s' % i, v)
+                   for group in self.param_groups for i, v in enumerate(group['params'])]
         named_parameters = validated_names(self.param_groups, named_parameters, default)
         self._parameter_names = {v: k for k, v in sorted(named_parameters)}
         self.backward_passes_per_step = backward_passes_per_step

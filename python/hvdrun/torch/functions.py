@@ -2,6 +2,7 @@
 """Horovod's helpers for starting training in step: parameters, optimizer state and arbitrary
 Python objects broadcast from one rank, and objects gathered from all."""
 
+import collections
 import io
 import pickle
 
@@ -37,17 +38,49 @@ def broadcast_parameters(params, root_rank, process_set=global_process_set):
 
 
 def broadcast_optimizer_state(optimizer, root_rank, model=None, process_set=global_process_set):
-    """Makes every rank's optimizer state (hyperparameters and per-parameter buffers) root_rank's.
-    The state travels as one pickled object; every rank must list its parameters in the same
-    order, as Horovod requires too."""
+    """Makes every rank's optimizer state root_rank's, as Horovod does: each state tensor is
+    broadcast in place (named '<state name>.<occurrence>'), the state's non-tensor values and
+    every group's options (lr, momentum, betas...) in one object. Parameters without state are
+    skipped; every rank must list its parameters in the same order and have state for the same
+    ones, as Horovod requires too. A new optimizer first gets its state (_initialize_state)."""
     process_set_id(process_set)
     if isinstance(optimizer, torch.optim.LBFGS):
         raise ValueError('cannot broadcast torch.optim.LBFGS state')
     if not optimizer.state_dict()['state']:
         _initialize_state(optimizer)
-    state = broadcast_object(optimizer.state_dict(), root_rank,
-                             name='broadcast_optimizer_state', process_set=process_set)
-    optimizer.load_state_dict(state)
+    state_dict = optimizer.state_dict()
+    if not state_dict['state']:
+        return  # a stateless optimizer (SGD without momentum): nothing to broadcast
+    tensors, values, places = _state_by_key(optimizer, state_dict)
+    broadcast_parameters(tensors, root_rank, process_set=process_set)
+    options = [{k: v for k, v in group.items() if k != 'params'}
+               for group in state_dict['param_groups']]
+    values, options = broadcast_object((values, options), root_rank,
+                                       name='broadcast_optimizer_state', process_set=process_set)
+    for key, value in values.items():
+        param, name = places[key]
+        optimizer.state[param][name] = value
+    for group, received in zip(optimizer.param_groups, options):
+        group.update(received)
+
+
+def _state_by_key(optimizer, state_dict):
+    """The state under Horovod's keys ('exp_avg.3': the third parameter with an exp_avg): the
+    tensors as (key, tensor) in parameter order, the other values by key, and where each value
+    goes back (parameter, state name)."""
+    tensors, values, places = [], {}, {}
+    occurrences = collections.defaultdict(int)
+    for saved, group in zip(state_dict['param_groups'], optimizer.param_groups):
+        for pid, param in zip(saved['params'], group['params']):
+            for name, value in state_dict['state'].get(pid, {}).items():
+                occurrences[name] += 1
+                key = '%s.%d' % (name, occurrences[name])
+                if torch.is_tensor(value):
+                    tensors.append((key, value))
+                else:
+                    values[key] = value
+                    places[key] = (param, name)
+    return tensors, values, places
 
 
 def _initialize_state(optimizer):

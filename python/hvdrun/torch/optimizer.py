@@ -35,9 +35,12 @@ def validated_names(param_groups, named_parameters, default):
     if any(not isinstance(p, tuple) for p in named_parameters):
         raise ValueError('named_parameters should be a sequence of tuples (name, parameter), '
                          'usually produced by model.named_parameters().')
-    names = [k for k, _ in named_parameters]
-    if len(names) != len(set(names)):
-        raise ValueError('Parameter names in named_parameters must be unique.')
+    seen, dups = set(), set()
+    for name, _ in named_parameters:
+        (dups if name in seen else seen).add(name)
+    if dups:
+        raise ValueError('Parameter names in named_parameters must be unique. '
+                         'Found duplicates: %s' % ', '.join(dups))
     all_params = {id(v) for group in param_groups for v in group['params']}
     named = {id(v) for _, v in named_parameters}
     if len(all_params - named) > 0:
