@@ -20,12 +20,6 @@ while [ $# -gt 0 ]; do
     *) cmake_args+=("$1"); shift ;;
   esac
 done
-#
-# -g1 rather than RelWithDebInfo's -g: line tables and function names (what backtraces, perf
-# and eu-stack need) without the full type and variable information, which took about a quarter
-# of the compile time of the json-heavy files (CI's time is mostly compiling). Pass
-# -DCMAKE_BUILD_TYPE=Debug for a build to step through in gdb.
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHVD_WERROR=ON \
-  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
   "${cmake_args[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"
