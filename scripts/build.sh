@@ -20,6 +20,7 @@ while [ $# -gt 0 ]; do
     *) cmake_args+=("$1"); shift ;;
   esac
 done
+# The compile database (compile_commands.json) is for scripts/check-tidy.sh and editors.
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHVD_WERROR=ON \
-  "${cmake_args[@]}" >/dev/null
+  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${cmake_args[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"
