@@ -4,72 +4,59 @@
 #include <algorithm>
 #include <charconv>
 
+#include "codec/bytes.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
 namespace hvd::store {
 namespace {
 
-void put_uint(std::string& out, uint64_t value, int bytes) {
-  for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) {
-    out.push_back(static_cast<char>((value >> shift) & 0xFF));
-  }
-}
-
-void put_string(std::string& out, std::string_view s) {
-  put_uint(out, s.size(), 4);
-  out.append(s);
+// Frames are big-endian fields (codec/bytes.h) after a 4-byte length; a frame is written with
+// a placeholder there, which finish_frame() replaces.
+codec::ByteWriter<> start_frame() {
+  codec::ByteWriter<> frame;
+  frame.put_be(0, static_cast<int>(kHeaderBytes));
+  return frame;
 }
 
 // Replaces the 4 placeholder bytes at the front of `frame` with the body length.
-std::string finish_frame(std::string frame) {
-  std::string header;
-  put_uint(header, frame.size() - kHeaderBytes, 4);
-  frame.replace(0, kHeaderBytes, header);
-  return frame;
+std::string finish_frame(codec::ByteWriter<> frame) {
+  codec::ByteWriter<> header;
+  header.put_be(frame.bytes().size() - kHeaderBytes, static_cast<int>(kHeaderBytes));
+  std::string bytes = frame.take();
+  bytes.replace(0, kHeaderBytes, header.bytes());
+  return bytes;
+}
+
+[[noreturn]] void truncated(const char* what, size_t need, size_t left) {
+  throw BootstrapError(str_cat("store frame: truncated while reading ", what, " (need ", need,
+                               " bytes, ", left, " left)"));
 }
 
 // Bounds-checked reader over one frame body; every failure names what it was reading.
 class Reader {
  public:
-  explicit Reader(std::string_view body) : body_(body) {}
+  explicit Reader(std::string_view body) : in_(body, truncated) {}
 
-  uint64_t uint(int bytes, const char* what) {
-    need(static_cast<size_t>(bytes), what);
-    uint64_t value = 0;
-    for (int i = 0; i < bytes; ++i) value = (value << 8) | static_cast<uint8_t>(body_[pos_++]);
-    return value;
-  }
+  uint64_t uint(int bytes, const char* what) { return in_.get_be(bytes, what); }
 
   std::string string(size_t max_bytes, const char* what) {
-    const uint64_t len = uint(4, what);
+    const uint64_t len = in_.get_be(4, what);
     if (len > max_bytes) {
       throw BootstrapError(str_cat("store frame: ", what, " of ", len, " bytes is over the ",
                                    max_bytes, "-byte limit"));
     }
-    need(len, what);
-    std::string s(body_.substr(pos_, len));
-    pos_ += len;
-    return s;
+    return in_.get_text(len, what);
   }
 
   void expect_end() const {
-    if (pos_ != body_.size()) {
-      throw BootstrapError(
-          str_cat("store frame: ", body_.size() - pos_, " unexpected bytes at the end"));
+    if (!in_.done()) {
+      throw BootstrapError(str_cat("store frame: ", in_.left(), " unexpected bytes at the end"));
     }
   }
 
  private:
-  void need(uint64_t n, const char* what) const {
-    if (body_.size() - pos_ < n) {
-      throw BootstrapError(str_cat("store frame: truncated while reading ", what, " (need ", n,
-                                   " bytes, ", body_.size() - pos_, " left)"));
-    }
-  }
-
-  std::string_view body_;
-  size_t pos_ = 0;
+  codec::ByteReader<decltype(&truncated)> in_;
 };
 
 bool valid_op(uint64_t op) { return op >= 1 && op <= static_cast<uint64_t>(Op::kPing); }
@@ -119,32 +106,32 @@ const char* op_name(Op op) {
 
 std::string encode_request(const Request& request) {
   validate(request);
-  std::string frame(kHeaderBytes, '\0');
-  put_uint(frame, static_cast<uint8_t>(request.op), 1);
-  put_uint(frame, request.timeout_ms, 4);
-  put_uint(frame, request.keys.size(), 2);
-  for (const std::string& key : request.keys) put_string(frame, key);
-  put_string(frame, request.value);
-  if (frame.size() - kHeaderBytes > kMaxFrameBytes) {
+  codec::ByteWriter<> frame = start_frame();
+  frame.put_be(static_cast<uint8_t>(request.op), 1);
+  frame.put_be(request.timeout_ms, 4);
+  frame.put_be(request.keys.size(), 2);
+  for (const std::string& key : request.keys) frame.put_be_string(key);
+  frame.put_be_string(request.value);
+  if (frame.bytes().size() - kHeaderBytes > kMaxFrameBytes) {
     throw BootstrapError(str_cat("store ", op_name(request.op), " request of ",
-                                 frame.size() - kHeaderBytes, " bytes is over the ", kMaxFrameBytes,
-                                 "-byte frame limit"));
+                                 frame.bytes().size() - kHeaderBytes, " bytes is over the ",
+                                 kMaxFrameBytes, "-byte frame limit"));
   }
   return finish_frame(std::move(frame));
 }
 
 std::string encode_reply(const Reply& reply) {
   HVD_CHECK(reply.value.size() <= kMaxValueBytes, "reply value of ", reply.value.size(), " bytes");
-  std::string frame(kHeaderBytes, '\0');
-  put_uint(frame, static_cast<uint8_t>(reply.status), 1);
-  put_string(frame, reply.value);
+  codec::ByteWriter<> frame = start_frame();
+  frame.put_be(static_cast<uint8_t>(reply.status), 1);
+  frame.put_be_string(reply.value);
   return finish_frame(std::move(frame));
 }
 
 uint32_t decode_frame_length(std::string_view header) {
   HVD_CHECK(header.size() >= kHeaderBytes, "frame header of ", header.size(), " bytes");
-  uint32_t len = 0;
-  for (size_t i = 0; i < kHeaderBytes; ++i) len = (len << 8) | static_cast<uint8_t>(header[i]);
+  const auto len = static_cast<uint32_t>(
+      codec::ByteReader(header, truncated).get_be(static_cast<int>(kHeaderBytes), "frame length"));
   if (len > kMaxFrameBytes) {
     throw BootstrapError(str_cat("store frame of ", len, " bytes is over the ", kMaxFrameBytes,
                                  "-byte limit (not an hvdrun store peer?)"));
