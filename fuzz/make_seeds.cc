@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "control/message.h"
-#include "core/timeline.h"
 #include "store/kv_protocol.h"
+#include "timeline/timeline.h"
 #include <zlib.h>
 
 #include "checkpoint.h"

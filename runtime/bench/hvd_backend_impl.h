@@ -10,7 +10,7 @@
 #include "backends/backend.h"
 #include "bench/collective_impl.h"
 #include "bootstrap/bootstrap_method.h"
-#include "common/env.h"
+#include "env/env.h"
 
 namespace hvd::bench {
 

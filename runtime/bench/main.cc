@@ -14,7 +14,7 @@
 #include "bench/peers.h"
 #include "bench/report.h"
 #include "bench/scenarios.h"
-#include "common/env.h"
+#include "env/env.h"
 #include "hvd/error.h"
 #include "hvd/hvd.h"
 

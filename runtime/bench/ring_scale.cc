@@ -26,12 +26,12 @@
 #include <thread>
 #include <vector>
 
-#include "backends/ring/tcp_transport.h"
 #include "bootstrap/rendezvous_store.h"
 #include "core/transport_channel.h"
 #include "hvd/error.h"
 #include "store/kv_client.h"
 #include "store/kv_server.h"
+#include "transport/tcp/tcp_transport.h"
 
 namespace {
 
@@ -65,6 +65,15 @@ hvd::store::KvClient connect_store(uint16_t port, const hvd::auth::RunSecret& se
   const std::lock_guard<std::mutex> lock(one_at_a_time);
   return hvd::store::KvClient("127.0.0.1", port, secret, std::chrono::minutes(10),
                               std::chrono::minutes(10));
+}
+
+// The worst of each figure over the ranks, and the failures of all.
+void fold_worst(Result& worst, const Result& r) {
+  worst.setup_s = std::max(worst.setup_s, r.setup_s);
+  worst.total_s = std::max(worst.total_s, r.total_s);
+  worst.peak_sockets = std::max(worst.peak_sockets, r.peak_sockets);
+  worst.sockets_after = std::max(worst.sockets_after, r.sockets_after);
+  worst.failures += r.failures;
 }
 
 Result run_ranks(const std::string& host, uint16_t port, int first, int count, int size,
@@ -103,21 +112,13 @@ Result run_ranks(const std::string& host, uint16_t port, int first, int count, i
   for (auto& t : threads) t.join();
   Result worst;
   for (const Result& r : results) {
-    worst.setup_s = std::max(worst.setup_s, r.setup_s);
-    worst.total_s = std::max(worst.total_s, r.total_s);
-    worst.peak_sockets = std::max(worst.peak_sockets, r.peak_sockets);
-    worst.sockets_after = std::max(worst.sockets_after, r.sockets_after);
-    worst.failures += r.failures;
+    fold_worst(worst, r);
   }
   return worst;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  int ranks = 0;
-  int procs = 1;
-  bool full_mesh = false;
+// --ranks N [--procs P] [--full-mesh]; false (after a message) for anything else.
+bool parse_args(int argc, char** argv, int& ranks, int& procs, bool& full_mesh) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--ranks" && i + 1 < argc) {
@@ -128,13 +129,23 @@ int main(int argc, char** argv) {
       full_mesh = true;
     } else {
       std::cerr << "usage: hvd-ring-scale --ranks N [--procs P] [--full-mesh]\n";
-      return 2;
+      return false;
     }
   }
   if (ranks < 1 || procs < 1 || procs > ranks) {
     std::cerr << "hvd-ring-scale: need 1 <= --procs <= --ranks\n";
-    return 2;
+    return false;
   }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int ranks = 0;
+  int procs = 1;
+  bool full_mesh = false;
+  if (!parse_args(argc, argv, ranks, procs, full_mesh)) return 2;
   raise_fd_limit();
   const hvd::auth::RunSecret secret = hvd::auth::RunSecret::generate();
   hvd::store::KvServer server("127.0.0.1", 0, secret,
@@ -165,11 +176,7 @@ int main(int argc, char** argv) {
     if (read(pipes[p], &r, sizeof(r)) != static_cast<ssize_t>(sizeof(r))) r.failures = 1;
     waitpid(children[p], nullptr, 0);
     close(pipes[p]);
-    worst.setup_s = std::max(worst.setup_s, r.setup_s);
-    worst.total_s = std::max(worst.total_s, r.total_s);
-    worst.peak_sockets = std::max(worst.peak_sockets, r.peak_sockets);
-    worst.sockets_after = std::max(worst.sockets_after, r.sockets_after);
-    worst.failures += r.failures;
+    fold_worst(worst, r);
   }
   std::printf(
       "{\"ranks\": %d, \"procs\": %d, \"scheme\": \"%s\", \"bootstrap_s\": %.3f, "

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "bench/hvd_runtime_impl.h"
-#include "common/env.h"
+#include "env/env.h"
 #include "hvd/env_keys.h"
 #include "hvd/hvd.h"
 #include "hvd/str_cat.h"

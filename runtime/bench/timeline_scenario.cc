@@ -11,9 +11,9 @@
 
 #include "bench/hvd_runtime_impl.h"
 #include "bench/scenarios.h"
-#include "core/timeline_merge.h"
 #include "hvd/hvd.h"
 #include "hvd/str_cat.h"
+#include "timeline_merge/timeline_merge.h"
 
 namespace hvd::bench {
 namespace {

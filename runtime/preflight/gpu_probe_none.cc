@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "common/env.h"
+#include "env/env.h"
 #include "hvd/env_keys.h"
 
 namespace hvd::preflight {

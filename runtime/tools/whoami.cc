@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "common/env.h"
+#include "env/env.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"

@@ -33,9 +33,9 @@
 #include <thread>
 #include <vector>
 
-#include "backends/ring/shm_segment.h"
 #include "hvd/env_keys.h"
 #include "hvd/hvd.h"
+#include "transport/shm/shm_segment.h"
 
 namespace {
 

@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bootstrap/bootstrap.h"
-#include "common/env.h"
+#include "env/env.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "codec/bytes.h"
 #include "files/atomic_file.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
@@ -14,49 +15,8 @@ namespace {
 
 constexpr char kMagic[8] = {'H', 'V', 'D', 'T', 'R', 'N', '0', '1'};
 
-class Writer {
- public:
-  template <typename T>
-  void put(const T& v) {
-    put_bytes(&v, sizeof(T));
-  }
-  void put_bytes(const void* p, size_t n) {
-    const auto* b = static_cast<const char*>(p);
-    bytes_.insert(bytes_.end(), b, b + n);
-  }
-  std::vector<char>& bytes() { return bytes_; }
-
- private:
-  std::vector<char> bytes_;
-};
-
-class Reader {
- public:
-  Reader(std::string_view bytes, const std::string& path) : bytes_(bytes), path_(path) {}
-  template <typename T>
-  T get() {
-    T v;
-    get_bytes(&v, sizeof(T));
-    return v;
-  }
-  void get_bytes(void* p, size_t n) {
-    if (n > bytes_.size() - pos_)
-      throw ConfigError(str_cat("hvd-train: ", path_, ": truncated checkpoint"));
-    std::memcpy(p, bytes_.data() + pos_, n);
-    pos_ += n;
-  }
-  void skip(size_t n) {
-    if (n > bytes_.size() - pos_)
-      throw ConfigError(str_cat("hvd-train: ", path_, ": truncated checkpoint"));
-    pos_ += n;
-  }
-  size_t left() const { return bytes_.size() - pos_; }
-
- private:
-  std::string_view bytes_;
-  const std::string& path_;
-  size_t pos_ = 0;
-};
+// Fields in host order (codec/bytes.h): a checkpoint is read back by the same build.
+using Writer = codec::ByteWriter<std::vector<char>>;
 
 uint64_t checksum(const char* p, size_t n) {
   uint64_t h = 0xCBF29CE484222325ull;
@@ -120,7 +80,9 @@ Checkpoint parse_checkpoint(std::string_view bytes, const std::string& path) {
   uint64_t stored;
   std::memcpy(&stored, bytes.data() + body, sizeof(stored));
   if (stored != checksum(bytes.data(), body)) throw corrupt("checksum mismatch (corrupt file)");
-  Reader r(bytes.substr(0, body), path);
+  codec::ByteReader r(bytes.substr(0, body), [&path](const char*, size_t, size_t) {
+    throw ConfigError(str_cat("hvd-train: ", path, ": truncated checkpoint"));
+  });
   r.skip(sizeof(kMagic));
   Checkpoint c;
   // Every count is checked against the bytes left before anything is sized from it.

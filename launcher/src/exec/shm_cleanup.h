@@ -3,7 +3,7 @@
 // Removing a run's shared-memory segments from /dev/shm.
 //
 // libhvd's shm ring transport names every segment "/hvd-<HVD_RUN_ID>-<pid>-<scope hash>-<rank>-
-// <random>" (runtime/src/backends/ring/shm_transport.cc). A rank unlinks its segment once every
+// <random>" (runtime/src/transport/shm/segment_name.cc). A rank unlinks its segment once every
 // peer has mapped it; a rank killed between creating it and that barrier leaves the file behind.
 // hvdrun removes "/dev/shm/hvd-<run id>-*" when the job ends, and the guard (guard.h) does the
 // same when hvdrun itself was killed, so no segment outlives the job. In a Slurm step, `hvdrun

@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "core/timeline_merge.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "timeline_merge/timeline_merge.h"
 
 namespace hvd::launcher::exec {
 

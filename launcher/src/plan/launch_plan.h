@@ -96,7 +96,7 @@ struct LaunchPlan {
   bool hosts_store = false;
   std::string store_bind_address;
   // HVD_TIMELINE_TAG, drawn once per job when there is a timeline (make_plan): part of the rank
-  // files' names, so that another user cannot make one first (core/timeline_merge.h).
+  // files' names, so that another user cannot make one first (timeline/timeline_merge.h).
   std::string timeline_tag;
 };
 

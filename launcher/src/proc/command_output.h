@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "common/env.h"
+#include "env/env.h"
 
 namespace hvd::launcher::proc {
 

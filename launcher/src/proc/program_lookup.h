@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "common/env.h"
+#include "env/env.h"
 
 namespace hvd::launcher::proc {
 

@@ -25,7 +25,7 @@ inline constexpr const char* kTorchGroupRank = "GROUP_RANK";
 inline constexpr const char* kTorchMasterAddr = "MASTER_ADDR";
 inline constexpr const char* kTorchMasterPort = "MASTER_PORT";
 
-// The rendezvous key-value store that hvdrun hosts for the run (runtime/src/store/).
+// The rendezvous key-value store that hvdrun hosts for the run (libs/store/).
 inline constexpr const char* kStoreAddr = "HVD_STORE_ADDR";
 inline constexpr const char* kStorePort = "HVD_STORE_PORT";
 /// Unique per run; prefixes the run's keys so that stale clients cannot collide.
@@ -62,7 +62,7 @@ inline constexpr const char* kTimeline = "HOROVOD_TIMELINE";
 inline constexpr const char* kTimelineDynamic = "DYNAMIC";
 inline constexpr const char* kTimelineMarkCycles = "HOROVOD_TIMELINE_MARK_CYCLES";
 /// Random hex digits hvdrun draws once per job with a timeline: part of each rank's timeline
-/// file name (core/timeline_merge.h), so that nobody can plant a file at that name before the
+/// file name (timeline/timeline_merge.h), so that nobody can plant a file at that name before the
 /// rank makes it. Set by hvdrun only; without it the names are Horovod-like and predictable.
 inline constexpr const char* kTimelineTag = "HVD_TIMELINE_TAG";
 inline constexpr const char* kStallCheckDisable = "HOROVOD_STALL_CHECK_DISABLE";
@@ -97,7 +97,7 @@ inline constexpr const char* kBootstrapTimeout = "HVD_BOOTSTRAP_TIMEOUT";
 inline constexpr const char* kRingTransport = "HVD_RING_TRANSPORT";
 /// The address of this host that the TCP ring listens on and tells the other ranks, for hosts
 /// where hvdrun's store gives none (PMIx, MPI bootstraps) and no route to another host of the
-/// job shows one (runtime/src/backends/ring/listen_address.h).
+/// job shows one (runtime/src/transport/tcp/listen_address.h).
 inline constexpr const char* kRingAddress = "HVD_RING_ADDRESS";
 /// Which backend moves host tensors: auto (today the ring), ring, or mpi (needs a build with
 /// -DHVD_WITH_MPI=ON and ranks started by mpirun / srun --mpi=pmix). Control traffic always

@@ -15,11 +15,11 @@
 #include "backends/backend.h"
 #include "backends/lane.h"
 #include "backends/rank0_broadcast.h"
-#include "backends/ring/transport.h"
-#include "backends/ring/transport_factory.h"
 #include "bootstrap/kv_store.h"
 #include "bootstrap/world_info.h"
-#include "common/env.h"
+#include "env/env.h"
+#include "transport/transport.h"
+#include "transport/transport_factory.h"
 
 namespace hvd::backends {
 

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "bootstrap/bootstrap_method.h"
-#include "common/env.h"
+#include "env/env.h"
 
 namespace hvd::bootstrap {
 

@@ -10,7 +10,7 @@
 
 #include "bootstrap/kv_store.h"
 #include "bootstrap/world_info.h"
-#include "common/env.h"
+#include "env/env.h"
 
 namespace hvd::bootstrap {
 

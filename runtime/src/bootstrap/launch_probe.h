@@ -5,7 +5,7 @@
 // that was not built in can still say what it would have done.
 
 #include "bootstrap/bootstrap_method.h"
-#include "common/env.h"
+#include "env/env.h"
 
 namespace hvd::bootstrap {
 

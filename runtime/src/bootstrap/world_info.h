@@ -17,7 +17,7 @@ struct WorldInfo {
   std::string hostname;
   /// Every rank's host name, indexed by rank, when the bootstrap gathered them (PMIx, MPI, or
   /// hvdrun without local and cross ranks); empty otherwise. The TCP ring finds its listening
-  /// address through them when the store knows none (backends/ring/listen_address.h).
+  /// address through them when the store knows none (transport/tcp/listen_address.h).
   std::vector<std::string> hostnames;
   std::string method;   // which bootstrap found this: "hvdrun", "pmix", "mpi", "single"
 };

@@ -54,8 +54,7 @@ size_t response_bytes(const Response& r) {
   return elements * dtype_size(r.dtype);
 }
 
-void FusionPlanner::plan(const std::vector<const Response*>& ready, size_t threshold_bytes,
-                         std::vector<Response>& plan) {
+void FusionPlanner::find_units(const std::vector<const Response*>& ready) {
   // A group's members travel as one unit, at the place of the first member.
   unit_heads_.clear();
   next_member_.assign(ready.size(), kNone);
@@ -83,7 +82,11 @@ void FusionPlanner::plan(const std::vector<const Response*>& ready, size_t thres
     for (size_t m = head; m != kNone; m = next_member_[m]) bytes += response_bytes(*ready[m]);
     unit_bytes_.push_back(bytes);
   }
+}
 
+void FusionPlanner::plan(const std::vector<const Response*>& ready, size_t threshold_bytes,
+                         std::vector<Response>& plan) {
+  find_units(ready);
   placed_.assign(unit_heads_.size(), 0);
   size_t planned = 0;
   for (size_t u = 0; u < unit_heads_.size(); ++u) {

@@ -29,6 +29,8 @@ class FusionPlanner {
             std::vector<Response>& plan);
 
  private:
+  // Fills unit_heads_, next_member_ and unit_bytes_ for `ready`.
+  void find_units(const std::vector<const Response*>& ready);
   static constexpr size_t kNone = static_cast<size_t>(-1);
   // A unit is what moves as one: a single response, or the members of a group, chained from
   // the first (which holds the unit's place in the order) through next_member_.

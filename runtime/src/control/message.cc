@@ -3,77 +3,21 @@
 
 #include <cstring>
 
+#include "codec/bytes.h"
 #include "hvd/error.h"
 
 namespace hvd::control {
 namespace {
 
-// Little-endian fixed-width fields; every rank of a run is the same build on the same kind of
-// machine, so the codec only needs to be unambiguous, not portable across architectures.
-class Writer {
- public:
-  template <typename T>
-  void put(T v) {
-    const size_t at = out_.size();
-    out_.resize(at + sizeof(T));
-    std::memcpy(&out_[at], &v, sizeof(T));
-  }
-  void put_string(std::string_view s) {
-    put<uint32_t>(static_cast<uint32_t>(s.size()));
-    out_.append(s);
-  }
-  template <typename T>
-  void put_vector(const std::vector<T>& v) {
-    put<uint32_t>(static_cast<uint32_t>(v.size()));
-    for (const T& x : v) put<T>(x);
-  }
-  std::string take() { return std::move(out_); }
+// Fields in host order (codec/bytes.h): every rank of a run is the same build on the same kind
+// of machine, so the codec only needs to be unambiguous, not portable across architectures.
+using Writer = codec::ByteWriter<>;
 
- private:
-  std::string out_;
-};
-
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  template <typename T>
-  T get() {
-    need(sizeof(T));
-    T v;
-    std::memcpy(&v, in_.data(), sizeof(T));
-    in_.remove_prefix(sizeof(T));
-    return v;
-  }
-  std::string get_string() {
-    const uint32_t n = get<uint32_t>();
-    need(n);
-    std::string s(in_.substr(0, n));
-    in_.remove_prefix(n);
-    return s;
-  }
-  template <typename T>
-  std::vector<T> get_vector() {
-    const uint32_t n = get<uint32_t>();
-    need(static_cast<size_t>(n) * sizeof(T));
-    std::vector<T> v(n);
-    for (T& x : v) x = get<T>();
-    return v;
-  }
-  /// A count of items each at least `min_bytes` long; refuses counts the rest cannot hold, so
-  /// that a corrupt frame cannot make us allocate billions of items.
-  uint32_t get_count(size_t min_bytes) {
-    const uint32_t n = get<uint32_t>();
-    need(static_cast<size_t>(n) * min_bytes);
-    return n;
-  }
-  bool done() const { return in_.empty(); }
-
- private:
-  void need(size_t n) const {
-    if (in_.size() < n) throw BackendError("control message truncated: the peer sent a bad frame");
-  }
-  std::string_view in_;
-};
+// Every short read is the same error: the peer sent a bad frame.
+[[noreturn]] void truncated(const char* /*what*/, size_t /*need*/, size_t /*left*/) {
+  throw BackendError("control message truncated: the peer sent a bad frame");
+}
+using Reader = codec::ByteReader<decltype(&truncated)>;
 
 template <typename E>
 E get_enum(Reader& r, uint8_t last) {
@@ -167,7 +111,7 @@ std::string encode_requests(const std::vector<Request>& requests) {
 }
 
 std::vector<Request> decode_requests(std::string_view bytes) {
-  Reader rd(bytes);
+  Reader rd(bytes, truncated);
   std::vector<Request> out(rd.get_count(40));  // a request is at least 40 bytes
   for (Request& r : out) {
     r.rank = rd.get<int32_t>();
@@ -212,7 +156,7 @@ std::string encode_responses(const std::vector<Response>& responses) {
 }
 
 std::vector<Response> decode_responses(std::string_view bytes) {
-  Reader rd(bytes);
+  Reader rd(bytes, truncated);
   std::vector<Response> out(rd.get_count(40));  // so is a response
   for (Response& r : out) {
     r.kind = get_enum<Response::Kind>(rd, static_cast<uint8_t>(Response::Kind::kShutdown));

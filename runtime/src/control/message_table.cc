@@ -112,6 +112,23 @@ std::string split_problem(const std::string& name, const std::vector<Request>& r
   return {};
 }
 
+// The response to tensor `name` as `first` asked for it, before any check: no elements yet.
+Response response_to(const Request& first, const std::string& name, bool with_joined) {
+  Response r;
+  r.type = first.type;
+  r.names = {name};
+  r.dtype = first.dtype;
+  r.op = first.op;
+  r.root = first.root;
+  r.device = first.device;
+  r.prescale = first.prescale;
+  r.postscale = first.postscale;
+  r.group = first.group;
+  r.with_joined = with_joined;
+  r.counts = {0};
+  return r;
+}
+
 }  // namespace
 
 std::string check_agreement(const std::vector<Request>& rs) {
@@ -228,18 +245,7 @@ Response MessageTable::take_response(const std::string& name) {
     }
   }
   const Request& first = asked.at(0);
-  Response r;
-  r.type = first.type;
-  r.names = {name};
-  r.dtype = first.dtype;
-  r.op = first.op;
-  r.root = first.root;
-  r.device = first.device;
-  r.prescale = first.prescale;
-  r.postscale = first.postscale;
-  r.group = first.group;
-  r.with_joined = !absent.empty();
-  r.counts = {0};
+  Response r = response_to(first, name, !absent.empty());
   for (const Request& q : asked) {
     if (std::string why = request_problem(q, size_); !why.empty()) {
       r.kind = Response::Kind::kError;

@@ -19,7 +19,7 @@
 #include "control/message.h"
 #include "core/lane_selector.h"
 #include "core/tensor_queue.h"
-#include "core/timeline.h"
+#include "timeline/timeline.h"
 
 namespace hvd::core {
 

@@ -8,13 +8,13 @@
 #include <map>
 #include <mutex>
 
-#include "common/env.h"
 #include "control/join_rules.h"
 #include "control/message.h"
 #include "core/runtime_factory.h"
-#include "core/timeline_merge.h"
+#include "env/env.h"
 #include "hvd/env_keys.h"
 #include "hvd/hvd.h"
+#include "timeline_merge/timeline_merge.h"
 
 namespace hvd {
 namespace {

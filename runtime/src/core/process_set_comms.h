@@ -11,10 +11,10 @@
 #include <string>
 
 #include "auth/run_secret.h"
-#include "backends/ring/transport_factory.h"
 #include "bootstrap/world_info.h"
-#include "common/env.h"
 #include "core/process_set.h"
+#include "env/env.h"
+#include "transport/transport_factory.h"
 
 namespace hvd::core {
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The secret that the ring's TCP connections prove (backends/ring/tcp_transport.h).
+// The secret that the ring's TCP connections prove (transport/tcp/tcp_transport.h).
 
 #include <chrono>
 
 #include "auth/run_secret.h"
 #include "bootstrap/kv_store.h"
 #include "bootstrap/world_info.h"
-#include "common/env.h"
+#include "env/env.h"
 
 namespace hvd::core {
 

@@ -2,7 +2,6 @@
 #include "core/runtime.h"
 
 #include <algorithm>
-#include <iostream>
 #include <iterator>
 #include <string>
 
@@ -16,38 +15,16 @@ namespace {
 // (Runtime::vote_period()): how late an idle job sees a peer's death or a shutdown.
 constexpr std::chrono::microseconds kLongestIdleVotePeriod{100'000};
 
-std::unique_ptr<TimelineWriter> make_timeline(TimelineOptions options, int rank) {
-  if (options.filename.empty()) return nullptr;
-  options.rank = rank;
-  options.epoch = std::chrono::steady_clock::now();
-  return std::make_unique<TimelineWriter>(options);
-}
-
 // The global set: all ranks, with the channel and backend the bootstrap connected.
-ProcessSet& make_global_set(std::map<int, std::unique_ptr<ProcessSet>>& sets,
-                            const bootstrap::WorldInfo& world,
-                            std::unique_ptr<control::Channel> channel,
-                            std::unique_ptr<backends::Backend> backend,
-                            const control::ControllerOptions& options, GpuLaneFactory gpu_lanes) {
-  auto set = std::make_unique<ProcessSet>(
+std::unique_ptr<ProcessSet> make_global_set(const bootstrap::WorldInfo& world,
+                                            std::unique_ptr<control::Channel> channel,
+                                            std::unique_ptr<backends::Backend> backend,
+                                            const control::ControllerOptions& options,
+                                            GpuLaneFactory gpu_lanes) {
+  return std::make_unique<ProcessSet>(
       0, world, std::move(channel),
       backends::Lane{std::move(backend), std::make_unique<backends::HostMemory>()},
       std::move(gpu_lanes), options);
-  ProcessSet& global = *set;
-  sets.emplace(0, std::move(set));
-  return global;
-}
-
-std::vector<int> all_ranks(int size) {
-  std::vector<int> ranks(static_cast<size_t>(size));
-  for (int r = 0; r < size; ++r) ranks[static_cast<size_t>(r)] = r;
-  return ranks;
-}
-
-std::string ranks_text(const std::vector<int64_t>& ranks) {
-  std::string out = "[";
-  for (size_t i = 0; i < ranks.size(); ++i) out += (i ? ", " : "") + std::to_string(ranks[i]);
-  return out + "]";
 }
 
 }  // namespace
@@ -57,16 +34,12 @@ Runtime::Runtime(bootstrap::WorldInfo world, std::unique_ptr<control::Channel> c
                  GpuLaneFactory gpu_lanes, SetCommsFactory sets)
     : world_(std::move(world)),
       options_(options),
-      set_factory_(std::move(sets)),
-      global_(make_global_set(sets_, world_, std::move(channel), std::move(backend),
-                              options.controller, std::move(gpu_lanes))) {
-  table_[0] = SetRanks{all_ranks(world_.size), world_.rank};
-  if (std::unique_ptr<TimelineWriter> t = make_timeline(options.timeline, world_.rank)) {
-    timeline_ = t.get();
-    timeline_base_ = options.timeline.filename;
-    timelines_.push_back(std::move(t));
-  }
-  executors_timeline_ = timeline_.load();
+      timeline_(options.timeline, world_.rank),
+      sets_(make_global_set(world_, std::move(channel), std::move(backend), options.controller,
+                            std::move(gpu_lanes)),
+            world_, options.controller, std::move(sets)),
+      global_(sets_.global()) {
+  executors_timeline_ = timeline_.current();
   global_.executor.set_timeline(executors_timeline_);
   turns_ = std::make_shared<CycleTurns>([this] { run_cycle_or_fail(); },
                                         [this] { return more_work_.load() || queue_.has_fresh(); });
@@ -75,8 +48,7 @@ Runtime::Runtime(bootstrap::WorldInfo world, std::unique_ptr<control::Channel> c
 
 Runtime::~Runtime() {
   shutdown();
-  // The newest sets first: an MPI sub-communicator goes before the communicator it came from.
-  while (!sets_.empty()) sets_.erase(std::prev(sets_.end()));
+  sets_.clear();
 }
 
 // One tensor (every allreduce_async): the group's steps without its vectors.
@@ -85,7 +57,7 @@ std::shared_ptr<HandleState> Runtime::enqueue(control::Request request, BufferVi
   auto handle = new_handle(turns_);
   if (!request.device.is_cpu()) turns_->close_caller_path();  // see enqueue_group()
   int set_rank = world_.rank;
-  if (Status usable = set_rank_of(process_set, &set_rank); !usable.ok()) {
+  if (Status usable = sets_.set_rank_of(process_set, &set_rank); !usable.ok()) {
     handle->complete(std::move(usable));
     return handle;
   }
@@ -130,7 +102,7 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
     if (!requests[i].device.is_cpu()) turns_->close_caller_path();
   }
   int set_rank = world_.rank;
-  if (const Status usable = set_rank_of(process_set, &set_rank); !usable.ok()) {
+  if (const Status usable = sets_.set_rank_of(process_set, &set_rank); !usable.ok()) {
     HandleState::complete_all(handles, usable);
     return handles;
   }
@@ -149,26 +121,6 @@ std::vector<std::shared_ptr<HandleState>> Runtime::enqueue_group(
     for (const auto& h : handles) h->wait();
   }
   return handles;
-}
-
-Status Runtime::set_rank_of(int process_set, int* set_rank) const {
-  // Set 0 always exists and numbers ranks as the world does: no lookup on the common path.
-  if (process_set == 0) {
-    *set_rank = world_.rank;
-    return Status();
-  }
-  std::lock_guard<std::mutex> lock(table_mutex_);
-  const auto it = table_.find(process_set);
-  if (it == table_.end()) {
-    return Status::error(ErrorCode::kUsage, str_cat("process set ", process_set,
-                                                    " does not exist (never added, or removed)"));
-  }
-  *set_rank = it->second.mine;
-  if (*set_rank < 0) {
-    return Status::error(ErrorCode::kUsage, str_cat("rank ", world_.rank, " is not in process set ",
-                                                    process_set, "; only its ranks may use it"));
-  }
-  return Status();
 }
 
 std::shared_ptr<HandleState> Runtime::add_process_set(const std::vector<int>& ranks) {
@@ -194,31 +146,6 @@ std::shared_ptr<HandleState> Runtime::remove_process_set(int id) {
   return enqueue(std::move(r), {}, {}, 0);
 }
 
-std::string Runtime::set_label(int id) const {
-  const std::optional<std::vector<int>> ranks = process_set_ranks(id);
-  return ranks ? ranks_text({ranks->begin(), ranks->end()}) : "?";
-}
-
-std::optional<std::vector<int>> Runtime::process_set_ranks(int id) const {
-  std::lock_guard<std::mutex> lock(table_mutex_);
-  const auto it = table_.find(id);
-  if (it == table_.end()) return std::nullopt;
-  return it->second.ranks;
-}
-
-int Runtime::process_set_rank(int id) const {
-  std::lock_guard<std::mutex> lock(table_mutex_);
-  const auto it = table_.find(id);
-  return it == table_.end() ? -1 : it->second.mine;
-}
-
-std::vector<int> Runtime::process_set_ids() const {
-  std::lock_guard<std::mutex> lock(table_mutex_);
-  std::vector<int> ids;
-  for (const auto& [id, ranks] : table_) ids.push_back(id);
-  return ids;
-}
-
 void Runtime::shutdown() {
   shutdown_requested_ = true;
   // The next cycle votes to stop, whichever thread runs it; the loop runs it if no caller does.
@@ -231,45 +158,6 @@ void Runtime::shutdown() {
   turns_->wait_for_no_drivers();
 }
 
-Status Runtime::start_timeline(const std::string& path, bool mark_cycles) {
-  std::lock_guard<std::mutex> lock(timelines_mutex_);
-  if (TimelineWriter* running = timeline_.load()) {
-    return Status::error(ErrorCode::kUsage,
-                         str_cat("start_timeline: this rank already writes a timeline to ",
-                                 running->path(), "; stop_timeline() first"));
-  }
-  if (path.empty()) return Status::error(ErrorCode::kUsage, "start_timeline: an empty path");
-  try {
-    TimelineOptions options = options_.timeline;
-    options.filename = path;
-    options.mark_cycles = mark_cycles;
-    timelines_.push_back(make_timeline(options, world_.rank));
-  } catch (...) {
-    return Status::from_exception(std::current_exception());
-  }
-  timeline_ = timelines_.back().get();
-  timeline_from_api_ = true;
-  timeline_base_ = path;
-  return Status();
-}
-
-Status Runtime::stop_timeline(std::string* base, bool* from_api) {
-  std::lock_guard<std::mutex> lock(timelines_mutex_);
-  TimelineWriter* running = timeline_.exchange(nullptr);
-  if (running == nullptr) {
-    return Status::error(ErrorCode::kUsage, "stop_timeline: no timeline is being written");
-  }
-  *from_api = timeline_from_api_;
-  timeline_from_api_ = false;
-  *base = timeline_base_;
-  try {
-    running->close();  // what the loop records into it from now on is ignored
-  } catch (...) {
-    return Status::from_exception(std::current_exception());
-  }
-  return Status();
-}
-
 void Runtime::run_cycle_or_fail() noexcept {
   try {
     run_cycle();
@@ -278,7 +166,7 @@ void Runtime::run_cycle_or_fail() noexcept {
     failed_ = true;
     stopped_ = true;
     more_work_ = false;
-    if (TimelineWriter* timeline = timeline_.load()) timeline->mark(kFatalMark);
+    if (TimelineWriter* timeline = timeline_.current()) timeline->mark(kFatalMark);
     queue_.fail_all(Status::from_exception(std::current_exception()));
   }
   if (stopped_) {
@@ -289,10 +177,10 @@ void Runtime::run_cycle_or_fail() noexcept {
 
 void Runtime::run_cycle() {
   // A timeline started or stopped since the last cycle: the executors record into it now.
-  TimelineWriter* const timeline = timeline_.load();
+  TimelineWriter* const timeline = timeline_.current();
   if (timeline != executors_timeline_) {
     executors_timeline_ = timeline;
-    for (auto& [id, set] : sets_) set->executor.set_timeline(timeline);
+    for (auto& [id, set] : sets_.member_sets()) set->executor.set_timeline(timeline);
   }
   if (timeline) timeline->mark_cycle_start();
   // Sorted by set; the map stays empty (no allocation per cycle) while only set 0 is used.
@@ -306,7 +194,9 @@ void Runtime::run_cycle() {
   popped_.clear();
   // The global set first: it may add or remove sets, on every rank in the same cycle.
   bool busy_elsewhere = !fresh.empty();
-  for (const auto& [id, set] : sets_) busy_elsewhere |= id != 0 && set->controller.in_flight() > 0;
+  for (const auto& [id, set] : sets_.member_sets()) {
+    busy_elsewhere |= id != 0 && set->controller.in_flight() > 0;
+  }
   global_.controller.set_busy_elsewhere(busy_elsewhere);
   const bool stop = run_set_cycle(global_, global_fresh_, shutdown_requested_.load());
   idle_votes_.store(global_.controller.last_vote_idle() ? idle_votes_.load() + 1 : 0);
@@ -315,7 +205,7 @@ void Runtime::run_cycle() {
     return;
   }
   for (const auto& [id, requests] : fresh) {
-    if (sets_.count(id) > 0) continue;
+    if (sets_.member_sets().count(id) > 0) continue;
     // Queued while the set was being removed: it no longer runs anything. Removing it failed
     // what was queued then (those requests are gone); this fails any queued since.
     queue_.fail_set(id,
@@ -323,7 +213,7 @@ void Runtime::run_cycle() {
   }
   // In increasing id order on every rank: overlapping sets never wait on each other in a
   // circle. A set added just now runs its first cycle here on all its ranks alike.
-  for (auto& [id, set] : sets_) {
+  for (auto& [id, set] : sets_.member_sets()) {
     if (id == 0) continue;
     const auto it = fresh.find(id);
     const std::vector<const control::Request*> none;
@@ -331,8 +221,7 @@ void Runtime::run_cycle() {
   }
 }
 
-bool Runtime::run_set_cycle(ProcessSet& set, const std::vector<const control::Request*>& fresh,
-                            bool want_shutdown) {
+void Runtime::record_negotiation_start(const std::vector<const control::Request*>& fresh) {
   // The cycle's new requests begin NEGOTIATE at once, as Horovod's do: one event on their group
   // (the same group every step of a training loop), each tensor's dtype and shape its args.
   if (executors_timeline_ && !fresh.empty()) {
@@ -340,6 +229,23 @@ bool Runtime::run_set_cycle(ProcessSet& set, const std::vector<const control::Re
     for (const control::Request* r : fresh) negotiating.add(r->name, r->dtype, r->shape);
     executors_timeline_->begin_with_args(negotiating.finish(), timeline_phase::kNegotiate);
   }
+}
+
+void Runtime::complete_folded(ProcessSet& set, const control::Response& r,
+                              const void* data) {
+  if (executors_timeline_) {
+    executors_timeline_->end(executors_timeline_->group(r.names), timeline_phase::kNegotiate);
+  }
+  // In the cycle's buffer, as any response's entries: no vector per folded tensor.
+  taken_.clear();
+  queue_.take(set.id, r.names, taken_);
+  set.executor.complete_folded(r, taken_, data);
+  taken_.clear();
+}
+
+bool Runtime::run_set_cycle(ProcessSet& set, const std::vector<const control::Request*>& fresh,
+                            bool want_shutdown) {
+  record_negotiation_start(fresh);
   // A small cached allreduce may ride on the vote (control/vote_fold.h); its data is read from
   // its entry, which stays queued until the vote says whether every rank folded it. `mine` is
   // the entry's own request (borrowed from the queue), which leads to the entry.
@@ -348,17 +254,7 @@ bool Runtime::run_set_cycle(ProcessSet& set, const std::vector<const control::Re
     return set.executor.fold_input(r, entry_of(mine).input, dst);
   };
   const control::CycleResult& result = set.controller.run_cycle(fresh, want_shutdown, fold);
-  if (result.folded) {
-    const control::Response& r = *result.folded;
-    if (executors_timeline_) {
-      executors_timeline_->end(executors_timeline_->group(r.names), timeline_phase::kNegotiate);
-    }
-    // In the cycle's buffer, as any response's entries: no vector per folded tensor.
-    taken_.clear();
-    queue_.take(set.id, r.names, taken_);
-    set.executor.complete_folded(r, taken_, result.folded_data);
-    taken_.clear();
-  }
+  if (result.folded) complete_folded(set, *result.folded, result.folded_data);
   for (const control::Response& r : result.responses) {
     // The response's tensor list goes on the timeline once; its phases refer to it.
     TimelineGroup group;
@@ -377,7 +273,7 @@ bool Runtime::run_set_cycle(ProcessSet& set, const std::vector<const control::Re
     if (r.kind == control::Response::Kind::kError && set.id != 0) {
       // Negotiation names ranks by their place in the set: say which ranks those are.
       control::Response named = r;
-      named.error = str_cat("process set ", set.id, " (ranks ", set_label(set.id),
+      named.error = str_cat("process set ", set.id, " (ranks ", sets_.label(set.id),
                             "; ranks below are positions in it): ", r.error);
       set.executor.run(named, entries, group);
       entries.clear();
@@ -400,7 +296,7 @@ void Runtime::change_sets(const control::Response& r, std::vector<TensorEntry>& 
   int id = -1;
   try {
     if (r.type == control::OpType::kAddProcessSet) {
-      id = add_set(r.first_dims);
+      id = sets_.add(r.first_dims, executors_timeline_);
     } else {
       remove_set(r.first_dims);
     }
@@ -415,81 +311,11 @@ void Runtime::change_sets(const control::Response& r, std::vector<TensorEntry>& 
   complete_entries(entries, status);
 }
 
-int Runtime::add_set(const std::vector<int64_t>& requested) {
-  // The same checks on every rank, from the same negotiated ranks: all fail alike or none.
-  if (requested.empty()) throw UsageError("add_process_set: a process set needs at least one rank");
-  std::vector<int> ranks;
-  for (size_t i = 0; i < requested.size(); ++i) {
-    const int64_t r = requested[i];
-    if (r < 0 || r >= world_.size) {
-      throw UsageError(str_cat("add_process_set ", ranks_text(requested), ": rank ", r,
-                               " is outside 0..", world_.size - 1));
-    }
-    if (i > 0 && requested[i - 1] == r) {
-      throw UsageError(
-          str_cat("add_process_set ", ranks_text(requested), ": rank ", r, " is given twice"));
-    }
-    ranks.push_back(static_cast<int>(r));
-  }
-  {
-    std::lock_guard<std::mutex> lock(table_mutex_);
-    for (const auto& [id, theirs] : table_) {
-      if (theirs.ranks == ranks) {
-        throw UsageError(str_cat("add_process_set ", ranks_text(requested),
-                                 ": these ranks already form process set ", id));
-      }
-    }
-  }
-  if (!set_factory_) {
-    throw UsageError(
-        "add_process_set: this runtime was built without a way to connect process "
-        "sets");
-  }
-  const int id = next_set_id_++;
-  std::optional<SetComms> comms =
-      set_factory_(id, ranks, *global_.channel, global_.lanes.host_backend());
-  if (comms) {
-    const bootstrap::WorldInfo w = comms->world;
-    control::ControllerOptions options = options_.controller;
-    // Stall warnings name ranks by their place in the set, like its errors.
-    const std::string prefix =
-        str_cat("process set ", id, " (ranks ", ranks_text({ranks.begin(), ranks.end()}),
-                "; ranks below are positions in it): ");
-    options.warn = [prefix, warn = options.warn](const std::string& line) {
-      if (warn) {
-        warn(prefix + line);
-      } else {
-        std::cerr << prefix << line << std::endl;
-      }
-    };
-    auto set = std::make_unique<ProcessSet>(
-        id, w, std::move(comms->channel),
-        backends::Lane{std::move(comms->backend), std::make_unique<backends::HostMemory>()},
-        GpuLaneFactory{}, options);
-    // The GPU lane's factory sends NCCL's id over the set's own channel, which the set owns.
-    if (comms->gpu) set->lanes.set_gpu_factory(comms->gpu(*set->channel, w));
-    set->executor.set_timeline(executors_timeline_);
-    sets_.emplace(id, std::move(set));
-  }
-  const auto mine = std::find(ranks.begin(), ranks.end(), world_.rank);
-  std::lock_guard<std::mutex> lock(table_mutex_);
-  table_[id] = SetRanks{ranks, mine == ranks.end() ? -1 : static_cast<int>(mine - ranks.begin())};
-  return id;
-}
-
 void Runtime::remove_set(const std::vector<int64_t>& requested) {
-  const int64_t id = requested.empty() ? -1 : requested[0];
-  if (id == 0) throw UsageError("remove_process_set: the global process set (0) cannot be removed");
-  {
-    std::lock_guard<std::mutex> lock(table_mutex_);
-    if (requested.size() != 1 || table_.erase(static_cast<int>(id)) == 0) {
-      throw UsageError(str_cat("remove_process_set: there is no process set ", id));
-    }
-  }
+  const int id = sets_.forget(requested);
   // New requests for it are refused from now on (the table above); those already queued fail.
-  queue_.fail_set(static_cast<int>(id),
-                  Status::error(ErrorCode::kUsage, str_cat("process set ", id, " was removed")));
-  sets_.erase(static_cast<int>(id));
+  queue_.fail_set(id, Status::error(ErrorCode::kUsage, str_cat("process set ", id, " was removed")));
+  sets_.erase_member_set(id);
 }
 
 bool Runtime::work_in_flight() const {
@@ -499,7 +325,7 @@ bool Runtime::work_in_flight() const {
   // A joined rank (hvd.join) has nothing of its own in flight, but takes part in every
   // allreduce of the others: idling here would add up to a cycle time to each of theirs.
   if (global_.controller.joined()) return true;
-  for (const auto& [id, set] : sets_) {
+  for (const auto& [id, set] : sets_.member_sets()) {
     if (set->controller.in_flight() > 0) return true;
   }
   return false;
@@ -564,13 +390,7 @@ void Runtime::loop() {
     turns_->release_from_loop();
   }
   if (!failed_) queue_.fail_all(Status::error(ErrorCode::kUsage, "libhvd has been shut down"));
-  if (TimelineWriter* timeline = timeline_.load()) {
-    try {
-      timeline->close();
-    } catch (const std::exception&) {
-      // A timeline that could not be written must not turn a finished run into a failure.
-    }
-  }
+  timeline_.close_at_end();
 }
 
 }  // namespace hvd::core

@@ -21,13 +21,15 @@
 #include "bootstrap/world_info.h"
 #include "control/channel.h"
 #include "control/controller.h"
+#include "core/active_timeline.h"
 #include "core/cycle_turns.h"
 #include "core/executor.h"
 #include "core/join_zeros.h"
 #include "core/lane_selector.h"
 #include "core/process_set.h"
+#include "core/process_set_table.h"
 #include "core/tensor_queue.h"
-#include "core/timeline.h"
+#include "timeline/timeline.h"
 
 namespace hvd::core {
 
@@ -75,19 +77,21 @@ class Runtime {
   /// Collective over all ranks: removes set `id` (not 0); its tensors still in flight fail.
   std::shared_ptr<HandleState> remove_process_set(int id);
   /// The global ranks of set `id`, in set rank order; nothing when there is no such set.
-  std::optional<std::vector<int>> process_set_ranks(int id) const;
+  std::optional<std::vector<int>> process_set_ranks(int id) const { return sets_.ranks(id); }
   /// This rank's place in set `id`; -1 when it is not a member or there is no such set.
-  int process_set_rank(int id) const;
+  int process_set_rank(int id) const { return sets_.rank(id); }
   /// Every set's id, 0 first.
-  std::vector<int> process_set_ids() const;
+  std::vector<int> process_set_ids() const { return sets_.ids(); }
   /// Starts writing this rank's timeline (timeline_rank_path(path, rank)) with its epoch now:
   /// call it on every rank at the same moment (hvd::start_timeline() does, after a barrier).
   /// Error when a timeline is being written already, or the file cannot be created.
-  Status start_timeline(const std::string& path, bool mark_cycles);
+  Status start_timeline(const std::string& path, bool mark_cycles) {
+    return timeline_.start(path, mark_cycles);
+  }
   /// Closes this rank's timeline and says where it was (its base path), and whether
   /// start_timeline() started it (then the caller merges the ranks' files); error when none
   /// is being written, or writing failed.
-  Status stop_timeline(std::string* base, bool* from_api);
+  Status stop_timeline(std::string* base, bool* from_api) { return timeline_.stop(base, from_api); }
   /// HVD_TIMELINE_TAG, the same on every rank: part of each rank file's name.
   const std::string& timeline_file_tag() const { return options_.timeline.file_tag; }
   /// Asks every rank to stop, waits for the loop to end, and fails what is still pending.
@@ -107,15 +111,17 @@ class Runtime {
   // entries: control::Controller::run_cycle()), then what it planned.
   bool run_set_cycle(ProcessSet& set, const std::vector<const control::Request*>& fresh,
                      bool want_shutdown);
+  // The cycle's fresh requests begin their NEGOTIATE phase on the timeline.
+  void record_negotiation_start(const std::vector<const control::Request*>& fresh);
+  // A small allreduce that rode on the vote (control/vote_fold.h): its entries complete with
+  // the folded result `data`.
+  void complete_folded(ProcessSet& set, const control::Response& r,
+                       const void* data);
   // A response of the global set that adds or removes a process set (on every rank alike).
   void change_sets(const control::Response& r, std::vector<TensorEntry>& entries);
   // A tensor on `device` runs its cycle on the submitting thread, before enqueue returns.
   bool completes_at_submit(Device device) const;
-  // This rank's place in `process_set` into *set_rank, or why it cannot use the set.
-  Status set_rank_of(int process_set, int* set_rank) const;
-  int add_set(const std::vector<int64_t>& ranks);
-  // "[1, 3]": set `id`'s global ranks, for messages.
-  std::string set_label(int id) const;
+  // Removes the set named by a negotiated kRemoveProcessSet, failing what is queued for it.
   void remove_set(const std::vector<int64_t>& id);
   // The loop between two cycles: returns at once, on an enqueue, or when the cycle time since
   // the latest cycle (anyone's) has passed; sleeps while callers run the cycles (runtime.cc).
@@ -127,29 +133,12 @@ class Runtime {
   bootstrap::WorldInfo world_;
   RuntimeOptions options_;
   TensorQueue queue_;
-  // The timeline being written; null when none. Every thread reads it; only start_timeline()
-  // and stop_timeline() change it. Writers live until the runtime ends, so a thread that loaded
-  // the pointer just before a stop records into a closed writer, which ignores it.
-  std::atomic<TimelineWriter*> timeline_{nullptr};
-  std::mutex timelines_mutex_;  // guards timelines_ and the changes of timeline_
-  std::vector<std::unique_ptr<TimelineWriter>> timelines_;
-  bool timeline_from_api_ = false;  // started by start_timeline(), not HOROVOD_TIMELINE
-  std::string timeline_base_;       // the running timeline's base path (timeline_rank_path())
-  // executors_timeline_, sets_, next_set_id_, join_zeros_, popped_, global_fresh_ and taken_
+  ActiveTimeline timeline_;  // the timeline being written, if any; any thread
+  // executors_timeline_, join_zeros_, popped_, global_fresh_ and taken_
   // are cycle state: only the thread that holds the turn (CycleTurns) uses them.
   TimelineWriter* executors_timeline_ = nullptr;  // what the executors record into
-  SetCommsFactory set_factory_;
-  // The sets this rank is in, by id; 0 (all ranks) always.
-  std::map<int, std::unique_ptr<ProcessSet>> sets_;
-  ProcessSet& global_;   // sets_[0]
-  int next_set_id_ = 1;  // the same on every rank: sets change in the same global cycle
-  // Every set's ranks (this rank in it or not), for the API threads.
-  struct SetRanks {
-    std::vector<int> ranks;  // global ranks, in set order
-    int mine = -1;           // this rank's place in them; -1 when not a member
-  };
-  mutable std::mutex table_mutex_;
-  std::map<int, SetRanks> table_;
+  ProcessSetTable sets_;  // the rank table is thread-safe; the member sets are cycle state
+  ProcessSet& global_;    // sets_.global()
   std::atomic<uint64_t> set_changes_{0};  // names the add/remove requests
   JoinZeros join_zeros_;                  // while this rank has joined (hvd.join); global set only
   // Cycle buffers, emptied after each use and kept for their memory: the requests popped from

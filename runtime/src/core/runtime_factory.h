@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "bootstrap/bootstrap_method.h"
-#include "common/env.h"
 #include "core/runtime.h"
+#include "env/env.h"
 
 namespace hvd::core {
 

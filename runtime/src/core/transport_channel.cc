@@ -5,10 +5,10 @@
 #include <cstdint>
 
 #include "backends/ring/collectives.h"
-#include "backends/ring/ring_peers.h"
 #include "common/reduce_kernels.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "transport/ring_peers.h"
 
 namespace hvd::core {
 namespace {

@@ -12,8 +12,8 @@
 #include <memory>
 #include <vector>
 
-#include "backends/ring/transport.h"
 #include "control/channel.h"
+#include "transport/transport.h"
 
 namespace hvd::core {
 

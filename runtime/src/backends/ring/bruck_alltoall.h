@@ -11,8 +11,8 @@
 // up to log2(n) times, but a rank needs log2(n) connections instead of n - 1.
 
 #include "backends/ring/ring_phases.h"
-#include "backends/ring/transport.h"
 #include "common/buffer.h"
+#include "transport/transport.h"
 
 namespace hvd::backends::ring {
 

@@ -5,10 +5,10 @@
 #include <numeric>
 
 #include "backends/ring/bruck_alltoall.h"
-#include "backends/ring/ring_peers.h"
 #include "backends/ring/ring_phases.h"
 #include "common/reduce_kernels.h"
 #include "hvd/error.h"
+#include "transport/ring_peers.h"
 
 namespace hvd::backends::ring {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "backends/ring/collectives.h"
 #include "backends/ring/group_store.h"
-#include "backends/ring/transport_factory.h"
 #include "hvd/env_keys.h"
 #include "hvd/str_cat.h"
+#include "transport/transport_factory.h"
 
 namespace hvd::backends::ring {
 namespace {

@@ -17,10 +17,10 @@
 
 #include "auth/run_secret.h"
 #include "backends/ring/ring_backend.h"
-#include "backends/ring/transport.h"
-#include "backends/ring/transport_factory.h"
 #include "bootstrap/kv_store.h"
 #include "bootstrap/world_info.h"
+#include "transport/transport.h"
+#include "transport/transport_factory.h"
 
 namespace hvd::backends::ring {
 

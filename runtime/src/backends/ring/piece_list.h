@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "backends/ring/pieces.h"
 #include "common/buffer.h"
+#include "transport/pieces.h"
 
 namespace hvd::backends::ring {
 

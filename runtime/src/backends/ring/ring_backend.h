@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backends/backend.h"
-#include "backends/ring/transport.h"
+#include "transport/transport.h"
 
 namespace hvd::backends::ring {
 

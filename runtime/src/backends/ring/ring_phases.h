@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "backends/ring/piece_list.h"
-#include "backends/ring/transport.h"
 #include "common/buffer.h"
+#include "transport/transport.h"
 
 namespace hvd::backends::ring {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one rule for VAR= shared by hvdrun and libhvd (config/env_map.h over common/env.h): a
+// The one rule for VAR= shared by hvdrun and libhvd (config/env_map.h over env/env.h): a
 // variable set to the empty string counts as unset for every setting a user gives hvdrun, and
 // keeps its owner's meaning where another program owns it (CUDA_VISIBLE_DEVICES= is "no GPU").
 #include <doctest/doctest.h>

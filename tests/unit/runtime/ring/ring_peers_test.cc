@@ -2,7 +2,7 @@
 // The peer sets of ring_peers.h: symmetric, O(log n), and enough for every collective: over TCP
 // a transport refuses (InternalError) to talk to a rank outside its set, so running them all
 // on a rank count that is not a power of two proves the set complete.
-#include "backends/ring/ring_peers.h"
+#include "transport/ring_peers.h"
 
 #include <doctest/doctest.h>
 

@@ -7,11 +7,11 @@
 #include <memory>
 
 #include "auth/run_secret.h"
-#include "backends/ring/shm_transport.h"
-#include "backends/ring/tcp_transport.h"
 #include "fakes/kv_client_store.h"
 #include "fakes/thread_world.h"
 #include "store/kv_server.h"
+#include "transport/shm/shm_transport.h"
+#include "transport/tcp/tcp_transport.h"
 
 namespace hvd::test {
 
