@@ -25,7 +25,8 @@ TEST_CASE("--dry-run in a job: the srun line and each rank's predicted environme
   const ProcessResult r = run(hvdrun({"--mpi", "--dry-run", "--", "/bin/true"}), job_env());
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const json plan = json::parse(r.out);
-  CHECK(plan.at("profile").at("name") == "hvdtest");  // detected from SLURM_CLUSTER_NAME
+  // Detected from SLURM_CLUSTER_NAME.
+  CHECK(plan.at("slurm").at("profile").at("name") == "hvdtest");
   const std::string srun = plan.at("starter").at("line");
   CHECK(srun.rfind("srun --nodes=2 --ntasks=8 --ntasks-per-node=4 --kill-on-bad-exit=1 --label "
                    "--mpi=pmix ", 0) == 0);

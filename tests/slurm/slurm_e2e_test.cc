@@ -197,7 +197,7 @@ TEST_CASE("the site is detected from SLURM_CLUSTER_NAME inside a job") {
   const ProcessResult r = run({"/usr/bin/salloc", "--quiet", "-N", "1", HVDRUN_EXE, "--dry-run",
                                "--", RANK_PROBE_EXE, "env"});
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(json::parse(r.out).at("profile").at("name") == "hvdtest");
+  CHECK(json::parse(r.out).at("slurm").at("profile").at("name") == "hvdtest");
 }
 
 TEST_CASE("sbatch rejecting the script is a scheduler error that shows sbatch's words") {
