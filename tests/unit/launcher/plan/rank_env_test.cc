@@ -105,7 +105,7 @@ TEST_CASE("rank_env: each extra is written when known, and only then") {
                                          "HVD_REQUEUE_COUNT"};
   for (unsigned known = 0; known < (1u << keys.size()); ++known) {
     CAPTURE(known);
-    const auto has = [known](size_t i) { return (known >> i & 1u) != 0; };
+    const auto has = [known](size_t i) { return ((known >> i) & 1u) != 0; };
     plan::RankExtras e;
     if (has(0)) e.store_addr = "10.0.0.1";
     if (has(0)) e.store_port = 4321;
