@@ -29,7 +29,7 @@ t() { local s=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; e
 same_flags=(srun --ntasks-per-node=4 --mpi=pmix --label --kill-on-bad-exit=1 /bin/true)
 # The step line hvdrun runs, and the same with /bin/true where exec-rank starts.
 mapfile -t step < <("$HVDRUN" --dry-run --profile hvdtest -- /bin/true |
-  /usr/bin/python3 -c "import json, sys; print(*json.load(sys.stdin)[\"srun\"], sep=\"\n\")")
+  /usr/bin/python3 -c "import json, sys; print(*json.load(sys.stdin)[\"starter\"][\"argv\"], sep=\"\n\")")
 for ((k = 0; k < ${#step[@]}; k++)); do [[ ${step[k]} == "$HVDRUN" ]] && break; done
 ((k < ${#step[@]})) || { echo "no $HVDRUN in the dry-run srun line" >&2; exit 1; }
 step_flags=("${step[@]:0:k}" /bin/true)

@@ -18,6 +18,7 @@ packages=(
   hyperfine                                         # benchmark helper (scripts/bench-launch.sh)
   python3-torch python3-numpy python3-mpi4py        # framework tests, hvd-train's PyTorch baseline
   python3-torchvision                               # scripts/bench-torch.sh: ResNet-18
+  python3-jsonschema                                # tests/schema: --dry-run against its schema
   libtorch-dev pybind11-dev python3-dev             # hvdrun.torch, the PyTorch extension (python/)
   gnuplot-nox fonts-liberation                      # hvdrun report draws with it (and its fonts)
   libgloo-dev                                       # hvd-bench's Gloo peer (optional)

@@ -87,10 +87,11 @@ TEST_CASE("launcher.horovod_compat in a config file turns the shim on") {
 
 TEST_CASE("a Slurm step: exec-rank gets --horovod-compat and every task the same PYTHONPATH") {
   const json plain = dry_run({}, job_env());
-  CHECK(plain.at("srun_line").get<std::string>().find("--horovod-compat") == std::string::npos);
+  CHECK(plain.at("starter").at("line").get<std::string>().find("--horovod-compat") ==
+        std::string::npos);
   check_path(python_path(plain, 7), false);
   const json compat = dry_run({"--horovod-compat"}, job_env());
-  const std::string srun = compat.at("srun_line");
+  const std::string srun = compat.at("starter").at("line");
   CHECK(srun.find(" exec-rank ") < srun.find(" --horovod-compat "));
   CHECK(srun.find(" --horovod-compat ") < srun.find(" -- /bin/true"));
   check_path(python_path(compat, 7), true);

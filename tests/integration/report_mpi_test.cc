@@ -150,7 +150,7 @@ TEST_CASE("--mpi --dry-run prints the mpirun line with hvdrun's variables" *
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const json plan = json::parse(r.out);
   CHECK(plan.at("mode") == "mpirun");
-  const std::string line = plan.at("mpirun_line");
+  const std::string line = plan.at("starter").at("line");
   CHECK(line.rfind("/usr/bin/mpirun -np 3 ", 0) == 0);
   CHECK(line.find("--bind-to core --tag-output") != std::string::npos);
   CHECK(line.find("-x HOROVOD_CYCLE_TIME=7") != std::string::npos);
@@ -167,8 +167,8 @@ TEST_CASE("--mpi --dry-run: HOROVOD_* in the environment wins over the defaults,
                               {{"PATH", "/usr/bin:/bin"}, {"HOROVOD_CYCLE_TIME", "5"}});
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const json plan = json::parse(r.out);
-  CHECK(plan.at("env").at("HOROVOD_CYCLE_TIME") == "5");
-  CHECK(plan.at("mpirun_line").get<std::string>().find("-x HOROVOD_CYCLE_TIME=5") !=
+  CHECK(plan.at("starter").at("env").at("HOROVOD_CYCLE_TIME") == "5");
+  CHECK(plan.at("starter").at("line").get<std::string>().find("-x HOROVOD_CYCLE_TIME=5") !=
         std::string::npos);
   const ProcessResult local = run(hvdrun({"-np", "2", "--dry-run", "--", "/bin/true"}),
                                   {{"PATH", "/usr/bin:/bin"}, {"HOROVOD_CYCLE_TIME", "5"}});

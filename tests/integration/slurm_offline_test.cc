@@ -25,8 +25,9 @@ TEST_CASE("--dry-run in a job: the srun line and each rank's predicted environme
   const ProcessResult r = run(hvdrun({"--mpi", "--dry-run", "--", "/bin/true"}), job_env());
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const json plan = json::parse(r.out);
-  CHECK(plan.at("profile").at("name") == "hvdtest");  // detected from SLURM_CLUSTER_NAME
-  const std::string srun = plan.at("srun_line");
+  // Detected from SLURM_CLUSTER_NAME.
+  CHECK(plan.at("slurm").at("profile").at("name") == "hvdtest");
+  const std::string srun = plan.at("starter").at("line");
   CHECK(srun.rfind("srun --nodes=2 --ntasks=8 --ntasks-per-node=4 --kill-on-bad-exit=1 --label "
                    "--mpi=pmix ", 0) == 0);
   CHECK(srun.find(" exec-rank --gpu-env CUDA_VISIBLE_DEVICES --master-addr ") != std::string::npos);
@@ -36,7 +37,7 @@ TEST_CASE("--dry-run in a job: the srun line and each rank's predicted environme
   CHECK(r6.at("GROUP_RANK") == "1");
   CHECK(r6.at("CUDA_VISIBLE_DEVICES") == "2");
   CHECK(r6.at("MASTER_PORT") == "21234");  // 20000 + job id % 10000
-  CHECK(plan.at("ranks").at(6).at("node") == "gpu08");
+  CHECK(plan.at("ranks").at(6).at("host") == "gpu08");
 }
 
 TEST_CASE("inside an srun task hvdrun refuses to start another step") {
@@ -219,7 +220,7 @@ TEST_CASE("hvdrun sbatch --explain: the srun line is the one hvdrun runs in that
   // Inside a job of that shape (2 nodes x 4 tasks, hvdtest's profile), with --mpi.
   const ProcessResult in_job = run(hvdrun({"--mpi", "--dry-run", "--", "/bin/true", "a b"}), job_env());
   REQUIRE_MESSAGE(in_job.exit_code == 0, in_job.err);
-  std::string srun = json::parse(in_job.out).at("srun_line");
+  std::string srun = json::parse(in_job.out).at("starter").at("line");
   const auto replace = [](std::string& text, const std::string& from, const std::string& to) {
     const size_t at = text.find(from);
     REQUIRE_MESSAGE(at != std::string::npos, from, " in ", text);

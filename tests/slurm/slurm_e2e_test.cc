@@ -120,7 +120,7 @@ TEST_CASE("--dry-run inside an allocation prints the srun line and every rank's 
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const json plan = json::parse(r.out);
   CHECK(plan.at("mode") == "slurm");
-  CHECK(plan.at("srun_line").get<std::string>().find("--mpi=pmix") != std::string::npos);
+  CHECK(plan.at("starter").at("line").get<std::string>().find("--mpi=pmix") != std::string::npos);
   REQUIRE(plan.at("ranks").size() == 8);
   CHECK(plan.at("ranks").at(5).at("env").at("LOCAL_RANK") == "1");
   CHECK(plan.at("ranks").at(5).at("env").at("MASTER_ADDR") == "127.0.0.1");
@@ -197,7 +197,7 @@ TEST_CASE("the site is detected from SLURM_CLUSTER_NAME inside a job") {
   const ProcessResult r = run({"/usr/bin/salloc", "--quiet", "-N", "1", HVDRUN_EXE, "--dry-run",
                                "--", RANK_PROBE_EXE, "env"});
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(json::parse(r.out).at("profile").at("name") == "hvdtest");
+  CHECK(json::parse(r.out).at("slurm").at("profile").at("name") == "hvdtest");
 }
 
 TEST_CASE("sbatch rejecting the script is a scheduler error that shows sbatch's words") {
@@ -235,7 +235,7 @@ TEST_CASE(
     "--dry-run inside an allocation: no --mpi for srun unless asked, --tf-config lists workers") {
   const ProcessResult plain = run(salloc({"--dry-run", "--", RANK_PROBE_EXE, "env"}));
   REQUIRE_MESSAGE(plain.exit_code == 0, plain.err);
-  CHECK(json::parse(plain.out).at("srun_line").get<std::string>().find("--mpi") ==
+  CHECK(json::parse(plain.out).at("starter").at("line").get<std::string>().find("--mpi") ==
         std::string::npos);
 
   const ProcessResult r = run(salloc({"--tf-config", "--dry-run", "--", RANK_PROBE_EXE, "env"}));

@@ -54,20 +54,14 @@ int run_exec_rank(const ExecRankOptions& o, const EnvMap& env) {
     throw UsageError(str_cat("exec-rank --tf-workers: ", options.tf_workers.size(),
                              " workers for a step of ", task.size, " tasks"));
   }
-  EnvMap mine = plan::task_env(task, options, env);
-  // A per-node fact, so it is found here and not predicted by --dry-run (slurm/route_interface.h).
-  if (env.count(env::kGlooSocketIfname) == 0) {
-    if (auto ifname = slurm::interface_towards(mine.at(env::kTorchMasterAddr))) {
-      mine[env::kGlooSocketIfname] = *ifname;
-    }
-  }
   // Preemption (exec/requeue.h): this rank's checkpoint-notice file, which the notice below
-  // creates, and how often Slurm has requeued the job (SLURM_RESTART_COUNT, absent at first).
+  // creates.
   const std::string run_id = env_string(env, env::kRunId, "");
   const std::string checkpoint_file =
       exec::valid_run_id(run_id) ? proc::checkpoint_file_path(run_id, task.rank) : "";
-  if (!checkpoint_file.empty()) mine[env::kCheckpointFile] = checkpoint_file;
-  mine[env::kRequeueCount] = env_string(env, "SLURM_RESTART_COUNT", "0");
+  options.checkpoint_file = checkpoint_file;
+  options.interface_towards = slurm::interface_towards;
+  const EnvMap mine = plan::task_env(task, options, env);
   if (o.print_env) {
     for (const auto& [key, value] : mine) std::cout << key << "=" << value << "\n";
     return 0;

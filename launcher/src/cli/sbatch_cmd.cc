@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "config/data_dirs.h"
-#include "config/launch_config.h"
+#include "config/settings_layers.h"
 #include "config/tunables.h"
 #include "cli/output_file.h"
 #include "hvd/error.h"

@@ -5,9 +5,10 @@
 #include <cstdio>
 
 #include "config/data_dirs.h"
-#include "config/launch_config.h"
+#include "config/host_spec.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
+#include "plan/launch_request.h"
 #include "plan/slurm_plan.h"
 #include "slurm/cpu_bind.h"
 #include "slurm/srun_command.h"
@@ -80,10 +81,11 @@ BatchPreview preview_batch_step(const slurm::BatchRequest& request,
   facts.hvdrun = hvdrun;
   facts.env = job_env(env, facts.alloc, profile);
   facts.node_address = [](const std::string& node) { return node; };
-  std::vector<std::string> sources;
-  const config::Settings settings =
-      config::resolve_settings(opts, config::defaults_file(), sources, facts.env);
-  const LaunchPlan plan = build_slurm_plan(opts, settings, sources, facts);
+  // The job's command line, resolved as hvdrun will resolve it in the job; the program is
+  // looked up there, on the node, not here.
+  const LaunchRequest job = resolve_request(opts, Mode::kSlurm, config::defaults_file(),
+                                            config::this_machine_names, facts.env);
+  const LaunchPlan plan = build_slurm_plan(job, facts, "", job.command.front());
 
   BatchPreview preview;
   preview.srun = plan.starter->argv;

@@ -9,6 +9,7 @@
 
 #include "hvd/env_keys.h"
 #include "hvd/str_cat.h"
+#include "plan/rank_env.h"
 #include "proc/checkpoint_file.h"
 
 namespace hvd::launcher::plan {
@@ -25,34 +26,33 @@ const char* to_string(Mode mode) {
   return "?";
 }
 
-LaunchPlan plan_from_config(Mode mode, const config::LaunchConfig& cfg, const std::string& host,
-                            const std::string& program) {
+LaunchPlan plan_from_request(Mode mode, const LaunchRequest& request, const std::string& host,
+                             const std::string& program) {
   LaunchPlan plan;
   plan.mode = mode;
   plan.host = host;
   plan.program = program;
-  plan.command = cfg.command;
-  plan.size = cfg.num_proc;
-  plan.settings = cfg.settings;
-  plan.sources = cfg.sources;
-  plan.output_dir = cfg.output_dir;
+  plan.command = request.command;
+  plan.size = request.num_proc;
+  plan.settings = request.settings;
+  plan.sources = request.sources;
+  plan.output_dir = request.output_dir;
   return plan;
 }
 
 void attach_store(LaunchPlan& plan, const std::string& address, uint16_t port) {
   plan.endpoints.store_addr = address;
   plan.endpoints.store_port = port;
+  RankExtras store;
+  store.store_addr = address;
+  store.store_port = port;
   if (plan.starter) {
-    EnvMap& env = plan.starter->env;
-    env[env::kStoreAddr] = address;
-    env[env::kStorePort] = std::to_string(port);
-    env[env::kRunId] = plan.endpoints.run_id;
+    // srun passes the step's environment on to every task.
+    store.run_id = plan.endpoints.run_id;
+    put_extras(store, {}, plan.starter->env);
     return;
   }
-  for (RankPlan& r : plan.ranks) {
-    r.env[env::kStoreAddr] = address;
-    r.env[env::kStorePort] = std::to_string(port);
-  }
+  for (RankPlan& r : plan.ranks) put_extras(store, {}, r.env);
 }
 
 void begin_attempt(LaunchPlan& plan, int restart) {
@@ -72,13 +72,12 @@ void begin_attempt(LaunchPlan& plan, int restart) {
   // attempt's /dev/shm cleanup (by hvdrun, or its guard after a kill -9) takes it too: one named
   // after the first attempt outlived a restarted job that got a notice.
   // One file for every local rank (hvdrun creates it), its name drawn once per attempt.
-  const bool own_checkpoint_file = plan.mode == Mode::kLocal;
-  const std::string checkpoint_file =
-      own_checkpoint_file ? proc::checkpoint_file_path(plan.endpoints.run_id) : "";
+  RankExtras files;
+  files.run_id = plan.endpoints.run_id;
+  files.checkpoint_file = proc::checkpoint_file_path(plan.endpoints.run_id);
   for (RankPlan& r : plan.ranks) {
     for (const auto& [key, value] : attempt) r.env[key] = value;
-    if (r.env.count(env::kRunId) > 0) r.env[env::kRunId] = plan.endpoints.run_id;
-    if (own_checkpoint_file) r.env[env::kCheckpointFile] = checkpoint_file;
+    put_extras(files, {}, r.env);
   }
 }
 

@@ -21,12 +21,10 @@
 #include "binding/cpu_topology.h"
 #include "binding/gpu_inventory.h"
 #include "config/env_map.h"
-#include "config/launch_config.h"
+#include "plan/launch_request.h"
 #include "slurm/srun_command.h"
 
 namespace hvd::launcher::plan {
-
-enum class Mode { kLocal, kSlurm, kMpirun };
 
 /// "local", "slurm" or "mpirun", as --dry-run names them.
 const char* to_string(Mode mode);
@@ -100,10 +98,10 @@ struct LaunchPlan {
   std::string timeline_tag;
 };
 
-/// The fields every plan of this machine's config has alike (local and mpirun): mode, host,
-/// program, command, size, settings and their sources, output folder.
-LaunchPlan plan_from_config(Mode mode, const config::LaunchConfig& cfg, const std::string& host,
-                            const std::string& program);
+/// The fields every plan takes from its request alike: mode, host, program, command, size,
+/// settings and their sources, output folder.
+LaunchPlan plan_from_request(Mode mode, const LaunchRequest& request, const std::string& host,
+                             const std::string& program);
 
 /// Puts the store's address and port, once it listens, where the ranks will read them: every
 /// rank's variables in local mode, the step's in Slurm (with the run id, which --dry-run leaves

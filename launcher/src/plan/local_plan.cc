@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <set>
 
-#include "binding/cpu_list.h"
 #include "hvd/env_keys.h"
 #include "plan/rank_env.h"
 
@@ -32,10 +31,11 @@ std::vector<std::string> tf_workers(const Endpoints& ep) {
 
 }  // namespace
 
-LaunchPlan build_local_plan(const config::LaunchConfig& cfg, const MachineFacts& facts,
+LaunchPlan build_local_plan(const LaunchRequest& request, const MachineFacts& facts,
                             const Endpoints& endpoints, const std::string& program) {
-  LaunchPlan plan = plan_from_config(Mode::kLocal, cfg, facts.hostname, program);
-  plan.binding = binding::plan_binding(facts.topology, facts.gpus, cfg.num_proc, cfg.bind_to);
+  LaunchPlan plan = plan_from_request(Mode::kLocal, request, facts.hostname, program);
+  plan.binding =
+      binding::plan_binding(facts.topology, facts.gpus, request.num_proc, request.bind_to);
   plan.endpoints = endpoints;
   plan.hosts_store = true;
   plan.store_bind_address = endpoints.store_addr;
@@ -45,12 +45,18 @@ LaunchPlan build_local_plan(const config::LaunchConfig& cfg, const MachineFacts&
   run.master_port = endpoints.master_port;
   run.tf_workers = tf_workers(endpoints);
   run.python_dirs = facts.python_dirs;
-  const EnvMap tunables = config::tunables_env(cfg.settings.tunables);
+  // The checkpoint-notice file is the attempt's (begin_attempt), the store's port the
+  // launch's (attach_store); --dry-run shows the port picked here.
+  RankExtras extras;
+  extras.store_addr = endpoints.store_addr;
+  extras.store_port = endpoints.store_port;
+  extras.run_id = endpoints.run_id;
+  const EnvMap tunables = config::tunables_env(request.settings.tunables);
   // One host: the local size is the size, and this machine's cores are the node's.
   RankIdentity id;
-  id.size = id.local_size = cfg.num_proc;
+  id.size = id.local_size = request.num_proc;
   id.host = facts.hostname;
-  for (int rank = 0; rank < cfg.num_proc; ++rank) {
+  for (int rank = 0; rank < request.num_proc; ++rank) {
     RankPlan r;
     r.rank = r.local_rank = rank;
     r.host = facts.hostname;
@@ -62,12 +68,11 @@ LaunchPlan build_local_plan(const config::LaunchConfig& cfg, const MachineFacts&
     GpuChoice gpu;
     gpu.value = r.binding.gpu;
     gpu.pci_order = facts.env.count(env::kCudaVisibleDevices) == 0;  // ids from scanning /dev
+    extras.cpus = r.binding.cpus;
     r.env = tunables;
-    for (auto& [key, value] : rank_env(id, run, cpus, gpu, facts.env)) r.env[key] = std::move(value);
-    r.env[env::kStoreAddr] = endpoints.store_addr;
-    r.env[env::kStorePort] = std::to_string(endpoints.store_port);
-    r.env[env::kRunId] = endpoints.run_id;
-    if (!r.binding.cpus.empty()) r.env[env::kCpuList] = binding::format_cpu_list(r.binding.cpus);
+    for (auto& [key, value] : rank_env(id, run, cpus, gpu, extras, facts.env)) {
+      r.env[key] = std::move(value);
+    }
     plan.ranks.push_back(std::move(r));
   }
   return plan;

@@ -4,13 +4,13 @@
 
 #include <string>
 
-#include "config/launch_config.h"
 #include "plan/launch_plan.h"
+#include "plan/launch_request.h"
 
 namespace hvd::launcher::plan {
 
 /// Pure: `facts` and `endpoints` (store port 0 until the store listens; attach_store()) come in.
-LaunchPlan build_local_plan(const config::LaunchConfig& cfg, const MachineFacts& facts,
+LaunchPlan build_local_plan(const LaunchRequest& request, const MachineFacts& facts,
                             const Endpoints& endpoints, const std::string& program);
 
 }  // namespace hvd::launcher::plan

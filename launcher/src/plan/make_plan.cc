@@ -11,7 +11,6 @@
 #include "binding/gpu_inventory.h"
 #include "config/data_dirs.h"
 #include "config/host_spec.h"
-#include "config/launch_config.h"
 #include "hvd/error.h"
 #include "net/socket.h"
 #include "plan/local_plan.h"
@@ -57,19 +56,11 @@ MachineFacts this_machine(const EnvMap& env, bool horovod_compat, bool with_gpus
   return facts;
 }
 
-// A run on this machine uses no site profile, but a --profile that names none is still a
-// mistake to say, not to drop: the same command in an allocation would fail on it.
-void require_known_profile(const config::RunOptions& opts, const EnvMap& env) {
-  if (!opts.profile.empty()) static_cast<void>(profile::resolve_profile(opts.profile, env));
-}
-
-LaunchPlan local_plan(const config::RunOptions& opts, const EnvMap& env) {
-  require_known_profile(opts, env);
-  const config::LaunchConfig cfg =
-      config::resolve_launch_config(opts, config::defaults_file(), config::this_machine_names(), env);
-  const std::string program = proc::resolve_program(cfg.command.front(), env);
-  const MachineFacts facts = this_machine(env, cfg.settings.launcher.horovod_compat, true);
-  return build_local_plan(cfg, facts, local_endpoints(cfg.num_proc, opts.tf_config), program);
+LaunchPlan local_plan(const LaunchRequest& request, const std::string& program,
+                      const EnvMap& env) {
+  const MachineFacts facts = this_machine(env, request.settings.launcher.horovod_compat, true);
+  return build_local_plan(request, facts, local_endpoints(request.num_proc, request.tf_config),
+                          program);
 }
 
 std::string find_mpirun(const EnvMap& env) {
@@ -79,67 +70,55 @@ std::string find_mpirun(const EnvMap& env) {
       "openmpi-bin), or run without --mpi to let hvdrun start the ranks itself");
 }
 
-LaunchPlan mpirun_plan(const config::RunOptions& opts, const EnvMap& env) {
-  if (opts.tf_config) {
-    throw UsageError(
-        "--tf-config cannot be used with --mpi on this machine: mpirun gives every rank the same "
-        "environment, and TF_CONFIG differs per rank");
-  }
-  require_known_profile(opts, env);
-  const config::LaunchConfig cfg =
-      config::resolve_launch_config(opts, config::defaults_file(), config::this_machine_names(), env);
-  const std::string program = proc::resolve_program(cfg.command.front(), env);
-  const MachineFacts facts = this_machine(env, cfg.settings.launcher.horovod_compat, false);
-  return build_mpirun_plan(cfg, facts, find_mpirun(env), net::pick_free_port("127.0.0.1"),
+LaunchPlan mpirun_plan(const LaunchRequest& request, const std::string& program,
+                       const EnvMap& env) {
+  const MachineFacts facts = this_machine(env, request.settings.launcher.horovod_compat, false);
+  return build_mpirun_plan(request, facts, find_mpirun(env), net::pick_free_port("127.0.0.1"),
                            geteuid() == 0, program);
 }
 
-LaunchPlan slurm_plan(const config::RunOptions& opts, const EnvMap& env) {
-  // A batch script has SLURM_PROCID=0 too; only an srun task has a step id.
-  if (env.count("SLURM_STEP_ID") > 0 && env.count("SLURM_PROCID") > 0) {
-    throw UsageError(str_cat("hvdrun is running inside an srun task (SLURM_STEP_ID=",
-                             env.at("SLURM_STEP_ID"), ", SLURM_PROCID=", env.at("SLURM_PROCID"),
-                             "); run it from the batch script or the salloc shell, or pass "
-                             "--launcher local to start ranks on this node only"));
-  }
-  std::vector<std::string> sources;
-  const config::Settings settings =
-      config::resolve_settings(opts, config::defaults_file(), sources, env);
-  if (opts.command.empty()) {
-    throw UsageError("no program given: put it after the options, e.g. hvdrun -- python3 train.py");
-  }
-  if (opts.num_proc && *opts.num_proc < 1) {
-    throw UsageError(str_cat("-np: must be at least 1, got ", *opts.num_proc));
-  }
-  const std::string program = proc::resolve_program(opts.command.front(), env);  // a typo fails here, not in every task
+LaunchPlan slurm_plan(const LaunchRequest& request, const std::string& program,
+                      const EnvMap& env) {
   SlurmFacts facts;
-  facts.profile = profile::resolve_profile(opts.profile, env);
+  facts.profile = profile::resolve_profile(request.profile, env);
   facts.alloc = slurm::parse_allocation(env);
   facts.hvdrun = std::filesystem::read_symlink("/proc/self/exe").string();
   facts.env = env;
   facts.node_address = [&env](const std::string& node) { return slurm::node_address(node, env); };
-  LaunchPlan plan = build_slurm_plan(opts, settings, sources, facts);
-  plan.host = config::this_host_name();
-  plan.program = program;
-  return plan;
+  return build_slurm_plan(request, facts, config::this_host_name(), program);
 }
 
-}  // namespace
-
-LaunchPlan make_plan(const config::RunOptions& opts, const EnvMap& env) {
+// Slurm mode inside an allocation (or with --launcher slurm, which then requires one),
+// mpirun with --mpi, else local.
+Mode pick_mode(const config::RunOptions& opts, const EnvMap& env) {
   const bool in_job = slurm::in_allocation(env);
   if (opts.launcher == "slurm" && !in_job) {
     throw SchedulerError(
         "--launcher slurm: not inside a Slurm job (SLURM_JOB_ID is not set); "
         "start hvdrun from salloc or a batch script, or use hvdrun sbatch");
   }
+  if (opts.launcher == "slurm" || (opts.launcher == "auto" && in_job)) return Mode::kSlurm;
+  return opts.mpi ? Mode::kMpirun : Mode::kLocal;
+}
+
+}  // namespace
+
+LaunchPlan make_plan(const config::RunOptions& opts, const EnvMap& env) {
+  const LaunchRequest request = resolve_request(
+      opts, pick_mode(opts, env), config::defaults_file(), config::this_machine_names, env);
+  // A typo fails here, once, and not in every rank or srun task.
+  const std::string program = proc::resolve_program(request.command.front(), env);
   LaunchPlan plan;
-  if (opts.launcher == "slurm" || (opts.launcher == "auto" && in_job)) {
-    plan = slurm_plan(opts, env);
-  } else if (opts.mpi) {
-    plan = mpirun_plan(opts, env);
-  } else {
-    plan = local_plan(opts, env);
+  switch (request.mode) {
+    case Mode::kSlurm:
+      plan = slurm_plan(request, program, env);
+      break;
+    case Mode::kMpirun:
+      plan = mpirun_plan(request, program, env);
+      break;
+    case Mode::kLocal:
+      plan = local_plan(request, program, env);
+      break;
   }
   if (!plan.settings.tunables.timeline_filename.empty()) plan.timeline_tag = auth::random_hex(8);
   begin_attempt(plan, 0);  // --dry-run shows the first attempt's TORCHELASTIC_* variables

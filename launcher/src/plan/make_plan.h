@@ -10,7 +10,7 @@
 namespace hvd::launcher::plan {
 
 /// Slurm mode inside an allocation (or with --launcher slurm, which then requires one),
-/// mpirun with --mpi, else local. Throws hvd::Error for anything that stops the run before it
+/// mpirun with --mpi, else local; the options resolved once (plan/launch_request.h). Throws hvd::Error for anything that stops the run before it
 /// starts (bad options, config or profile; a program that is not found; no mpirun for --mpi).
 /// The store's port is a free one picked for --dry-run to show; exec::launch() replaces it with
 /// the one its store listens on.

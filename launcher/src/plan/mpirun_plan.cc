@@ -21,10 +21,10 @@ std::string mpirun_binding(binding::BindPolicy policy) {
 
 }  // namespace
 
-LaunchPlan build_mpirun_plan(const config::LaunchConfig& cfg, const MachineFacts& facts,
+LaunchPlan build_mpirun_plan(const LaunchRequest& request, const MachineFacts& facts,
                              const std::string& mpirun, uint16_t master_port,
                              bool as_root, const std::string& program) {
-  LaunchPlan plan = plan_from_config(Mode::kMpirun, cfg, facts.hostname, program);
+  LaunchPlan plan = plan_from_request(Mode::kMpirun, request, facts.hostname, program);
   plan.endpoints.master_port = master_port;
 
   // The variables every rank gets: the tunables, and what any rank gets alike
@@ -35,22 +35,22 @@ LaunchPlan build_mpirun_plan(const config::LaunchConfig& cfg, const MachineFacts
   run.python_dirs = facts.python_dirs;
   CpuShare cpus;
   cpus.node_cpus = cores;
-  local::MpirunRequest request;
-  request.mpirun = mpirun;
-  request.num_proc = cfg.num_proc;
-  request.cores = cores;
-  request.as_root = as_root;
-  request.bind_to = mpirun_binding(cfg.bind_to);
-  request.env = config::tunables_env(cfg.settings.tunables);
-  for (auto& [key, value] : shared_env(run, cpus, cfg.num_proc, facts.env)) {
-    request.env[key] = std::move(value);
+  local::MpirunRequest line;
+  line.mpirun = mpirun;
+  line.num_proc = request.num_proc;
+  line.cores = cores;
+  line.as_root = as_root;
+  line.bind_to = mpirun_binding(request.bind_to);
+  line.env = config::tunables_env(request.settings.tunables);
+  for (auto& [key, value] : shared_env(run, cpus, request.num_proc, facts.env)) {
+    line.env[key] = std::move(value);
   }
-  request.command = cfg.command;
+  line.command = request.command;
 
   Starter starter;
   starter.tool = "mpirun";
   starter.path = mpirun;
-  starter.argv = local::build_mpirun_command(request);
+  starter.argv = local::build_mpirun_command(line);
   // The run's secret goes on mpirun's command line by name only (-x HVD_RUN_SECRET exports
   // the value mpirun has, which exec::launch puts in its environment): argv is visible to
   // every user in ps. Beside the other exported variables.
@@ -58,11 +58,11 @@ LaunchPlan build_mpirun_plan(const config::LaunchConfig& cfg, const MachineFacts
   const auto first_export = std::find(argv.begin() + 1, argv.end(), std::string("-x"));
   argv.insert(first_export == argv.end() ? argv.begin() + 1 : first_export,
               {"-x", env::kRunSecret, "-x", env::kRestartCount, "-x", env::kMaxRestarts});
-  if (!cfg.settings.tunables.timeline_filename.empty()) {
+  if (!request.settings.tunables.timeline_filename.empty()) {
     // By name too: a name in ps could be planted before the ranks make their files.
     argv.insert(argv.begin() + 1, {"-x", env::kTimelineTag});
   }
-  starter.env = request.env;
+  starter.env = line.env;
   plan.starter = std::move(starter);
   return plan;
 }

@@ -12,14 +12,14 @@
 #include <cstdint>
 #include <string>
 
-#include "config/launch_config.h"
 #include "plan/launch_plan.h"
+#include "plan/launch_request.h"
 
 namespace hvd::launcher::plan {
 
 /// `mpirun` is its path; `master_port` a free port for MASTER_PORT. Pure. (--tf-config is
 /// refused before: TF_CONFIG differs per rank, and mpirun gives all ranks one environment.)
-LaunchPlan build_mpirun_plan(const config::LaunchConfig& cfg, const MachineFacts& facts,
+LaunchPlan build_mpirun_plan(const LaunchRequest& request, const MachineFacts& facts,
                              const std::string& mpirun, uint16_t master_port,
                              bool as_root, const std::string& program);
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "binding/cpu_list.h"
 #include "config/data_dirs.h"
 #include "hvd/env_keys.h"
 #include "plan/tf_config.h"
@@ -35,7 +36,7 @@ EnvMap shared_env(const RunSetup& run, const CpuShare& cpus, int local_size,
 }
 
 EnvMap rank_env(const RankIdentity& id, const RunSetup& run, const CpuShare& cpus,
-                const GpuChoice& gpu, const EnvMap& inherited) {
+                const GpuChoice& gpu, const RankExtras& extras, const EnvMap& inherited) {
   EnvMap env = shared_env(run, cpus, id.local_size, inherited);
   env[env::kRank] = env[env::kTorchRank] = std::to_string(id.rank);
   env[env::kSize] = env[env::kTorchWorldSize] = std::to_string(id.size);
@@ -51,7 +52,22 @@ EnvMap rank_env(const RankIdentity& id, const RunSetup& run, const CpuShare& cpu
       env[env::kCudaDeviceOrder] = "PCI_BUS_ID";
     }
   }
+  put_extras(extras, inherited, env);
   return env;
+}
+
+void put_extras(const RankExtras& extras, const EnvMap& inherited, EnvMap& env) {
+  if (!extras.store_addr.empty() && extras.store_port != 0) {
+    env[env::kStoreAddr] = extras.store_addr;
+    env[env::kStorePort] = std::to_string(extras.store_port);
+  }
+  if (!extras.run_id.empty()) env[env::kRunId] = extras.run_id;
+  if (!extras.checkpoint_file.empty()) env[env::kCheckpointFile] = extras.checkpoint_file;
+  if (!extras.cpus.empty()) env[env::kCpuList] = binding::format_cpu_list(extras.cpus);
+  if (!extras.socket_interface.empty() && inherited.count(env::kGlooSocketIfname) == 0) {
+    env[env::kGlooSocketIfname] = extras.socket_interface;
+  }
+  if (!extras.requeue_count.empty()) env[env::kRequeueCount] = extras.requeue_count;
 }
 
 }  // namespace hvd::launcher::plan

@@ -5,6 +5,7 @@
 // them) and, for the parts that are the same for every rank, mpirun (plan/mpirun_plan.cc) all
 // call these functions, so the three modes cannot drift apart again.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,21 @@ struct GpuChoice {
   bool pci_order = false;
 };
 
+/// What a rank gets besides its identity, each variable only when its value is known (not
+/// empty; a store port of 0): the store's endpoint and the run id (local ranks; srun passes
+/// the step's to every task), the checkpoint-notice file (exec/requeue.h), the CPUs hvdrun pins
+/// it to, the interface towards MASTER_ADDR (a node's fact, found by exec-rank) and how often
+/// Slurm requeued the job. The one writer of these variables in every mode.
+struct RankExtras {
+  std::string store_addr;        // HVD_STORE_ADDR and HVD_STORE_PORT, with store_port
+  uint16_t store_port = 0;       // 0: the store does not listen yet
+  std::string run_id;            // HVD_RUN_ID
+  std::string checkpoint_file;   // HVD_CHECKPOINT_FILE
+  std::vector<int> cpus;         // HVD_CPU_LIST
+  std::string socket_interface;  // GLOO_SOCKET_IFNAME, unless `inherited` has one
+  std::string requeue_count;     // HVD_REQUEUE_COUNT
+};
+
 /// OMP_NUM_THREADS for a rank among `local_size` on its node: the cores it is pinned to; else
 /// the CPUs the scheduler gave each task; else the node's cores shared by its ranks; else 0
 /// (left unset). One rule in every mode.
@@ -59,8 +75,12 @@ EnvMap shared_env(const RunSetup& run, const CpuShare& cpus, int local_size,
                   const EnvMap& inherited);
 
 /// Everything hvdrun sets for one rank on top of `inherited`: its identity in Horovod's and
-/// torch's names, shared_env(), TF_CONFIG with --tf-config, and its GPU.
+/// torch's names, shared_env(), TF_CONFIG with --tf-config, its GPU, and `extras`.
 EnvMap rank_env(const RankIdentity& id, const RunSetup& run, const CpuShare& cpus,
-                const GpuChoice& gpu, const EnvMap& inherited);
+                const GpuChoice& gpu, const RankExtras& extras, const EnvMap& inherited);
+
+/// Writes the known values of `extras` into `env`, over what is there: rank_env() does, and so
+/// do the steps that learn one later (the store's port once it listens, a restart's run id).
+void put_extras(const RankExtras& extras, const EnvMap& inherited, EnvMap& env);
 
 }  // namespace hvd::launcher::plan

@@ -24,8 +24,8 @@ namespace {
 // program started without --mpi, on a cluster whose MpiDefault is none, runs as N singletons. The
 // same holds on this machine, where only --mpi brings mpirun, so there is one rule: MPI programs
 // need --mpi.
-std::string srun_mpi_plugin(const config::RunOptions& opts, const profile::SiteProfile& profile) {
-  return opts.mpi ? profile.mpi : "";
+std::string srun_mpi_plugin(const LaunchRequest& request, const profile::SiteProfile& profile) {
+  return request.mpi ? profile.mpi : "";
 }
 
 // TF_CONFIG's workers in rank order: each node's address with one port per local rank.
@@ -82,20 +82,16 @@ std::vector<RankPlan> predicted_ranks(const slurm::Allocation& alloc,
 
 }  // namespace
 
-LaunchPlan build_slurm_plan(const config::RunOptions& opts, const config::Settings& settings,
-                            const std::vector<std::string>& sources, const SlurmFacts& facts) {
+LaunchPlan build_slurm_plan(const LaunchRequest& request, const SlurmFacts& facts,
+                            const std::string& host, const std::string& program) {
   const EnvMap& env = facts.env;
-  LaunchPlan plan;
-  plan.mode = Mode::kSlurm;
-  plan.command = opts.command;
-  plan.settings = settings;
-  plan.sources = sources;
-  plan.output_dir = opts.output_filename;
+  const config::Settings& settings = request.settings;
+  LaunchPlan plan = plan_from_request(Mode::kSlurm, request, host, program);
   plan.hosts_store = true;
 
   profile::SiteProfile profile = facts.profile;
   const slurm::Allocation& alloc = facts.alloc;
-  const slurm::StepShape shape = slurm::plan_step(alloc, profile, opts.num_proc.value_or(0));
+  const slurm::StepShape shape = slurm::plan_step(alloc, profile, request.num_proc);
   plan.size = shape.ntasks;
   plan.slurm = SlurmStep{profile.name, profile.sources, alloc.job_id, alloc.nodes, shape};
 
@@ -104,32 +100,32 @@ LaunchPlan build_slurm_plan(const config::RunOptions& opts, const config::Settin
   task_options.gpu_order = profile.gpu_order;
   task_options.master_addr = facts.node_address(alloc.nodes.front());
   task_options.master_port = slurm::master_port_for(alloc.job_id, profile.master_port_base);
-  if (opts.tf_config) task_options.tf_workers = tf_workers(alloc, shape, facts.node_address);
+  if (request.tf_config) task_options.tf_workers = tf_workers(alloc, shape, facts.node_address);
   task_options.python_dirs = config::python_dirs(settings.launcher.horovod_compat);
-  profile.mpi = srun_mpi_plugin(opts, profile);
+  profile.mpi = srun_mpi_plugin(request, profile);
   plan.endpoints.master_addr = task_options.master_addr;
   plan.endpoints.master_port = static_cast<uint16_t>(task_options.master_port);
   plan.endpoints.run_id = make_run_id();
 
-  slurm::SrunRequest request;
-  request.shape = shape;
-  request.hvdrun = facts.hvdrun;
-  request.exec_rank_args = slurm::exec_rank_args_for(profile);
-  request.exec_rank_args.insert(request.exec_rank_args.end(),
+  slurm::SrunRequest srun_line;
+  srun_line.shape = shape;
+  srun_line.hvdrun = facts.hvdrun;
+  srun_line.exec_rank_args = slurm::exec_rank_args_for(profile);
+  srun_line.exec_rank_args.insert(srun_line.exec_rank_args.end(),
                                 {"--master-addr", task_options.master_addr, "--master-port",
                                  std::to_string(task_options.master_port)});
-  if (settings.launcher.horovod_compat) request.exec_rank_args.push_back("--horovod-compat");
+  if (settings.launcher.horovod_compat) srun_line.exec_rank_args.push_back("--horovod-compat");
   if (!task_options.tf_workers.empty()) {
     std::string workers;
     for (const std::string& w : task_options.tf_workers) workers += (workers.empty() ? "" : ",") + w;
-    request.exec_rank_args.insert(request.exec_rank_args.end(), {"--tf-workers", workers});
+    srun_line.exec_rank_args.insert(srun_line.exec_rank_args.end(), {"--tf-workers", workers});
   }
-  request.command = opts.command;
-  request.user_srun_args = opts.srun_args;
+  srun_line.command = request.command;
+  srun_line.user_srun_args = request.srun_args;
 
   Starter srun;
   srun.tool = "srun";
-  srun.argv = slurm::build_srun_command(request, profile);
+  srun.argv = slurm::build_srun_command(srun_line, profile);
   srun.env = config::tunables_env(settings.tunables);
   // The site's defaults; a value already in the environment (the user's, or the batch script's
   // export) wins.
@@ -137,7 +133,7 @@ LaunchPlan build_slurm_plan(const config::RunOptions& opts, const config::Settin
     if (env.count(v.name) == 0) srun.env[v.name] = v.value;
   }
   profile::GuardContext guard;
-  guard.srun_flags = opts.srun_args;
+  guard.srun_flags = request.srun_args;
   guard.rank_env = env;
   for (const auto& [k, v] : srun.env) guard.rank_env[k] = v;
   profile::check_guards(profile, guard);

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "config/env_map.h"
-#include "config/run_options.h"
 #include "plan/launch_plan.h"
+#include "plan/launch_request.h"
 #include "profile/site_profile.h"
 #include "slurm/allocation.h"
 
@@ -30,10 +30,10 @@ struct SlurmFacts {
 };
 
 /// The step, its srun line and environment, and every rank's variables as exec-rank will set
-/// them. Throws UsageError for a step the allocation cannot hold, ConfigError when the
-/// profile's guards reject the run.
-LaunchPlan build_slurm_plan(const config::RunOptions& opts, const config::Settings& settings,
-                            const std::vector<std::string>& sources, const SlurmFacts& facts);
+/// them. `host` is where hvdrun runs, `program` the resolved command[0]. Throws UsageError for
+/// a step the allocation cannot hold, ConfigError when the profile's guards reject the run.
+LaunchPlan build_slurm_plan(const LaunchRequest& request, const SlurmFacts& facts,
+                            const std::string& host, const std::string& program);
 
 /// The address the store binds, from the step's nodes (slurm/store_address.h): the one other
 /// nodes reach this node by. Probes routes, so it is found for a launch, not for --dry-run.

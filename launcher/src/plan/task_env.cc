@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "hvd/env_keys.h"
 #include "plan/rank_env.h"
 #include "slurm/srun_command.h"
 
@@ -64,7 +65,15 @@ EnvMap task_env(const slurm::StepTask& t, const TaskEnvOptions& o, const EnvMap&
                              : slot;
     gpu.value = gpus[index];
   }
-  return rank_env(id, run, cpus, gpu, inherited);
+  RankExtras extras;
+  extras.checkpoint_file = o.checkpoint_file;
+  // Only when the task has none of its own: the lookup probes routes.
+  if (o.interface_towards && inherited.count(env::kGlooSocketIfname) == 0) {
+    extras.socket_interface = o.interface_towards(run.master_addr).value_or("");
+  }
+  // How often Slurm requeued the job (SLURM_RESTART_COUNT is absent in its first run).
+  extras.requeue_count = env_string(inherited, "SLURM_RESTART_COUNT", "0");
+  return rank_env(id, run, cpus, gpu, extras, inherited);
 }
 
 }  // namespace hvd::launcher::plan

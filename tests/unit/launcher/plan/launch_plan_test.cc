@@ -7,7 +7,6 @@
 
 namespace plan = hvd::launcher::plan;
 namespace binding = hvd::launcher::binding;
-namespace config = hvd::launcher::config;
 
 namespace {
 
@@ -18,10 +17,9 @@ binding::CpuTopology four_cores() {
   return t;
 }
 
-config::LaunchConfig config_for(int np, binding::BindPolicy bind) {
-  config::LaunchConfig c;
+plan::LaunchRequest config_for(int np, binding::BindPolicy bind) {
+  plan::LaunchRequest c;
   c.num_proc = np;
-  c.host = {"localhost", np};
   c.command = {"prog", "--flag"};
   c.bind_to = bind;
   return c;

@@ -11,7 +11,6 @@
 
 namespace plan = hvd::launcher::plan;
 namespace binding = hvd::launcher::binding;
-namespace config = hvd::launcher::config;
 
 namespace {
 
@@ -23,10 +22,9 @@ plan::MachineFacts four_core_box(hvd::EnvMap env = {}) {
   return facts;
 }
 
-config::LaunchConfig config_for(int np, binding::BindPolicy bind) {
-  config::LaunchConfig c;
+plan::LaunchRequest config_for(int np, binding::BindPolicy bind) {
+  plan::LaunchRequest c;
   c.num_proc = np;
-  c.host = {"localhost", np};
   c.command = {"prog"};
   c.bind_to = bind;
   return c;
@@ -62,8 +60,9 @@ TEST_CASE("mpirun plan: one environment for all ranks, by the shared rules") {
   const auto j = plan::to_json(p);
   CHECK(j.at("mode") == "mpirun");
   CHECK(j.at("size") == 2);
-  CHECK(j.at("env").at("MASTER_PORT") == "5000");
-  CHECK(j.at("mpirun_line").get<std::string>().find("-x HVD_RUN_SECRET") != std::string::npos);
+  CHECK(j.at("starter").at("env").at("MASTER_PORT") == "5000");
+  CHECK(j.at("starter").at("line").get<std::string>().find("-x HVD_RUN_SECRET") !=
+        std::string::npos);
 }
 
 TEST_CASE("mpirun plan: the user's OMP_NUM_THREADS is left alone, as in the other modes") {
@@ -104,7 +103,7 @@ TEST_CASE("attach_store: a starter's ranks get the store through its environment
 TEST_CASE("begin_attempt: local ranks get the restart count and, on a restart, a new run id") {
   plan::Endpoints ep;
   ep.run_id = "run-1";
-  config::LaunchConfig cfg = config_for(2, binding::BindPolicy::kNone);
+  plan::LaunchRequest cfg = config_for(2, binding::BindPolicy::kNone);
   cfg.settings.launcher.max_restarts = 2;
   plan::LaunchPlan p = plan::build_local_plan(cfg, four_core_box(), ep, "/bin/prog");
   plan::begin_attempt(p, 0);

@@ -34,9 +34,8 @@ TEST_CASE("tf_config: workers in rank order, task index = rank") {
 }
 
 TEST_CASE("tf_config: local plan gives each rank its own port on this machine") {
-  hvd::launcher::config::LaunchConfig cfg;
+  plan::LaunchRequest cfg;
   cfg.num_proc = 3;
-  cfg.host = {"localhost", 3};
   cfg.command = {"prog"};
   plan::MachineFacts facts;
   facts.hostname = "box";
@@ -52,7 +51,7 @@ TEST_CASE("tf_config: local plan gives each rank its own port on this machine") 
 }
 
 TEST_CASE("tf_config: not set unless asked for") {
-  hvd::launcher::config::LaunchConfig cfg;
+  plan::LaunchRequest cfg;
   cfg.num_proc = 1;
   cfg.command = {"prog"};
   plan::MachineFacts facts;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "config/launch_config.h"
+#include "config/settings_layers.h"
 
 #include <filesystem>
 
@@ -13,15 +13,6 @@ namespace {
 template <typename T>
 void take(T& target, const std::optional<T>& flag) {
   if (flag) target = *flag;
-}
-
-std::vector<HostSlots> requested_hosts(const RunOptions& opts) {
-  if (!opts.hosts.empty() && !opts.hostfile.empty()) {
-    throw UsageError("-H and --hostfile are mutually exclusive; give one of them");
-  }
-  if (!opts.hosts.empty()) return parse_host_list(opts.hosts);
-  if (!opts.hostfile.empty()) return parse_hostfile(opts.hostfile);
-  return {};
 }
 
 }  // namespace
@@ -66,46 +57,6 @@ void apply_flags(Settings& settings, const RunOptions& opts) {
   take(settings.launcher.horovod_compat, opts.horovod_compat);
   take(settings.launcher.checkpoint_grace_seconds, opts.checkpoint_grace_seconds);
   take(settings.launcher.requeue_on_signal, opts.requeue_on_signal);
-}
-
-LaunchConfig resolve_launch_config(const RunOptions& opts, const std::string& defaults_path,
-                                   const std::set<std::string>& machine_names, const EnvMap& env) {
-  LaunchConfig cfg;
-  cfg.settings = resolve_settings(opts, defaults_path, cfg.sources, env);
-  cfg.bind_to = binding::parse_bind_policy(cfg.settings.launcher.bind_to);
-
-  if (opts.num_proc && *opts.num_proc < 1) {
-    throw UsageError(str_cat("-np: must be at least 1, got ", *opts.num_proc));
-  }
-  const std::vector<HostSlots> hosts = requested_hosts(opts);
-  const std::string origin = opts.hosts.empty() ? opts.hostfile : "-H";
-  if (!hosts.empty()) {
-    require_local_hosts(hosts, machine_names, origin);
-    cfg.host = hosts.front();
-    cfg.num_proc = opts.num_proc.value_or(cfg.host.slots);
-    if (cfg.num_proc > cfg.host.slots) {
-      throw UsageError(str_cat("-np ", cfg.num_proc, " is more than the ", cfg.host.slots,
-                               " slots that ", origin, " gives; raise the slots or lower -np"));
-    }
-  } else {
-    if (!opts.num_proc) {
-      throw UsageError("-np is required: how many ranks to start (e.g. hvdrun -np 4 -- CMD)");
-    }
-    cfg.num_proc = *opts.num_proc;
-    cfg.host = {"localhost", cfg.num_proc};
-  }
-  if (cfg.num_proc > kMaxRanks) {  // only -np can: -H and hostfile slots stop at 999999
-    throw UsageError(
-        str_cat("-np ", cfg.num_proc, ": hvdrun starts at most ", kMaxRanks, " ranks"));
-  }
-
-  if (opts.command.empty()) {
-    throw UsageError("no program given: put it after the options, e.g. hvdrun -np 4 -- python3 train.py");
-  }
-  cfg.command = opts.command;
-  cfg.output_dir = opts.output_filename;
-  cfg.dry_run = opts.dry_run;
-  return cfg;
 }
 
 }  // namespace hvd::launcher::config
