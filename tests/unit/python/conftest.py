@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+sys.dont_write_bytecode = True  # no __pycache__ of hvdrun in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_ROOT = os.path.abspath(os.path.join(HERE, '..', '..', '..'))
 sys.path.insert(0, HERE)
