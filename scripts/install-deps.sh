@@ -17,6 +17,7 @@ packages=(
   clang libfuzzer-14-dev                            # fuzz targets (fuzz/, scripts/fuzz.sh)
   hyperfine                                         # benchmark helper (scripts/bench-launch.sh)
   python3-torch python3-numpy python3-mpi4py        # framework tests, hvd-train's PyTorch baseline
+  python3-pytest                                    # hvdrun.torch's unit tests (tests/unit/python)
   python3-torchvision                               # scripts/bench-torch.sh: ResNet-18
   python3-jsonschema                                # tests/schema: --dry-run against its schema
   libtorch-dev pybind11-dev python3-dev             # hvdrun.torch, the PyTorch extension (python/)

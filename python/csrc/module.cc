@@ -10,10 +10,12 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "handle_table.h"
 #include "hvd/build_config.h"
+#include "hvd/error.h"
 #include "hvd/hvd.h"
 #include "torch_tensor.h"
 
@@ -28,13 +30,25 @@ HandleTable g_handles;
 // Python; the code's name leads the message so that Python (and a user) can tell a peer's
 // failure from a usage error.
 [[noreturn]] void raise(const Status& s) {
-  static const char* const kNames[] = {"usage",     "config",  "scheduler", "launch",
-                                       "bootstrap", "backend", "timeout",   "internal"};
-  throw std::runtime_error(std::string(kNames[static_cast<int>(s.code())]) + ": " + s.message());
+  throw std::runtime_error(std::string(error_code_name(s.code())) + ": " + s.message());
 }
 
 void check(const Status& s) {
   if (!s.ok()) raise(s);
+}
+
+// Runs `call` (libhvd's, returning Status) without the GIL: it may block on the other ranks,
+// and meanwhile this process's other Python threads (and autograd hooks) keep running.
+template <typename Call>
+Status without_gil(Call&& call) {
+  py::gil_scoped_release unlocked;
+  return call();
+}
+
+// without_gil(), then the failure raised as Python's RuntimeError.
+template <typename Call>
+void checked_without_gil(Call&& call) {
+  check(without_gil(std::forward<Call>(call)));
 }
 
 ReduceOp reduce_op(int op) {
@@ -53,12 +67,7 @@ std::vector<TensorView> views(const py::list& tensors) {
 
 void wait(int64_t id) {
   const Handle h = g_handles.get(id);
-  Status s;
-  {
-    py::gil_scoped_release unlocked;  // other Python threads (and autograd hooks) keep running
-    s = h.wait();
-  }
-  check(s);
+  checked_without_gil([&h] { return h.wait(); });
 }
 
 // Copies an allgather's or alltoallv's result (host memory owned by the handle) into `dst`, a CPU tensor that
@@ -76,29 +85,11 @@ void copy_output(int64_t id, py::handle dst) {
   if (!bytes.empty()) std::memcpy(v.data, bytes.data(), bytes.size());
 }
 
-}  // namespace
-}  // namespace hvd::torch_ext
-
-PYBIND11_MODULE(_hvd_torch, m) {
-  using namespace hvd;
-  using namespace hvd::torch_ext;
-  m.doc() = "libhvd for hvdrun.torch (internal; use hvdrun.torch)";
-
-  m.def("init", [] {
-    Status s;
-    {
-      py::gil_scoped_release unlocked;
-      s = hvd::init();
-    }
-    check(s);
-  });
+void def_setup(py::module_& m) {
+  m.def("init", [] { checked_without_gil([] { return hvd::init(); }); });
   m.def("shutdown", [] {
-    Status s;
-    {
-      py::gil_scoped_release unlocked;
-      s = hvd::shutdown();
-    }
-    g_handles.clear();
+    const Status s = without_gil([] { return hvd::shutdown(); });
+    g_handles.clear();  // also when shutdown failed: no handle outlives the runtime
     check(s);
   });
   m.def("is_initialized", &hvd::initialized);
@@ -108,14 +99,20 @@ PYBIND11_MODULE(_hvd_torch, m) {
   m.def("local_size", &hvd::local_size);
   m.def("cross_rank", &hvd::cross_rank);
   m.def("cross_size", &hvd::cross_size);
+  m.def("start_timeline", [](const std::string& path, bool mark_cycles) {
+    checked_without_gil([&] { return hvd::start_timeline(path, mark_cycles); });
+  });
+  m.def("stop_timeline", [] { checked_without_gil([] { return hvd::stop_timeline(); }); });
 
   // What this libhvd was compiled with (hvd/build_config.h).
   m.attr("MPI_BUILT") = HVD_HAVE_MPI != 0;
   m.attr("NCCL_BUILT") = HVD_HAVE_GPU_BACKEND != 0;
   m.attr("CUDA_BUILT") = HVD_HAVE_GPU_BACKEND != 0;
   m.attr("VERSION") = HVD_VERSION;
+}
 
-  // Every collective's last argument is the process set's id (0: all ranks).
+// Every collective's last argument is the process set's id (0: all ranks).
+void def_reductions(py::module_& m) {
   m.def("allreduce_async", [](const std::string& name, py::handle in, py::handle out, int op,
                               double prescale, double postscale, int set) {
     return g_handles.add(hvd::allreduce_async(name, tensor_view(in), tensor_view(out),
@@ -130,6 +127,14 @@ PYBIND11_MODULE(_hvd_torch, m) {
     }
     return ids;
   });
+  m.def("reducescatter_async",
+        [](const std::string& name, py::handle in, py::handle out, int op, int set) {
+          return g_handles.add(hvd::reducescatter_async(name, tensor_view(in), tensor_view(out),
+                                                        reduce_op(op), set));
+        });
+}
+
+void def_movements(py::module_& m) {
   m.def("broadcast_async",
         [](const std::string& name, py::handle in, py::handle out, int root, int set) {
           return g_handles.add(
@@ -138,11 +143,6 @@ PYBIND11_MODULE(_hvd_torch, m) {
   m.def("allgather_async", [](const std::string& name, py::handle in, int set) {
     return g_handles.add(hvd::allgather_async(name, tensor_view(in), set));
   });
-  m.def("reducescatter_async",
-        [](const std::string& name, py::handle in, py::handle out, int op, int set) {
-          return g_handles.add(hvd::reducescatter_async(name, tensor_view(in), tensor_view(out),
-                                                        reduce_op(op), set));
-        });
   m.def("alltoall_async", [](const std::string& name, py::handle in, py::handle out, int set) {
     return g_handles.add(hvd::alltoall_async(name, tensor_view(in), tensor_view(out), set));
   });
@@ -151,66 +151,49 @@ PYBIND11_MODULE(_hvd_torch, m) {
     return g_handles.add(hvd::alltoallv_async(name, tensor_view(in), splits, set));
   });
   m.def("received_splits", [](int64_t id) { return g_handles.get(id).received_splits(); });
-  m.def("barrier", [](int set) {
-    Status s;
-    {
-      py::gil_scoped_release unlocked;
-      s = hvd::barrier(set);
-    }
-    check(s);
-  });
+}
+
+void def_synchronisation(py::module_& m) {
+  m.def("barrier", [](int set) { checked_without_gil([set] { return hvd::barrier(set); }); });
   m.def("join", [](int device) {
     int last_joined_rank = -1;
-    Status s;
-    {
-      py::gil_scoped_release unlocked;  // the other ranks may need many steps to join
-      s = hvd::join(&last_joined_rank, Device{device});
-    }
-    check(s);
+    // The other ranks may need many steps to join.
+    checked_without_gil([&] { return hvd::join(&last_joined_rank, Device{device}); });
     return last_joined_rank;
   });
+}
 
+void def_process_sets(py::module_& m) {
   m.def("add_process_set", [](const std::vector<int>& ranks) {
-    Status s;
     int id = -1;
-    {
-      py::gil_scoped_release unlocked;
-      s = hvd::add_process_set(ranks, &id);
-    }
-    check(s);
+    checked_without_gil([&] { return hvd::add_process_set(ranks, &id); });
     return id;
   });
-  m.def("remove_process_set", [](int id) {
-    Status s;
-    {
-      py::gil_scoped_release unlocked;
-      s = hvd::remove_process_set(id);
-    }
-    check(s);
-  });
-  m.def("start_timeline", [](const std::string& path, bool mark_cycles) {
-    Status s;
-    {
-      py::gil_scoped_release unlocked;
-      s = hvd::start_timeline(path, mark_cycles);
-    }
-    check(s);
-  });
-  m.def("stop_timeline", [] {
-    Status s;
-    {
-      py::gil_scoped_release unlocked;
-      s = hvd::stop_timeline();
-    }
-    check(s);
-  });
+  m.def("remove_process_set",
+        [](int id) { checked_without_gil([id] { return hvd::remove_process_set(id); }); });
   m.def("process_set_ranks", &hvd::process_set_ranks);
   m.def("process_set_rank", &hvd::process_set_rank);
   m.def("process_set_ids", &hvd::process_set_ids);
+}
 
+void def_handles(py::module_& m) {
   m.def("poll", [](int64_t id) { return g_handles.get(id).poll(); });
   m.def("wait", &wait);
   m.def("output_shape", [](int64_t id) { return g_handles.get(id).output_shape(); });
   m.def("copy_output", &copy_output);
   m.def("release", [](int64_t id) { g_handles.release(id); });
+}
+
+}  // namespace
+}  // namespace hvd::torch_ext
+
+PYBIND11_MODULE(_hvd_torch, m) {
+  using namespace hvd::torch_ext;
+  m.doc() = "libhvd for hvdrun.torch (internal; use hvdrun.torch)";
+  def_setup(m);
+  def_reductions(m);
+  def_movements(m);
+  def_synchronisation(m);
+  def_process_sets(m);
+  def_handles(m);
 }

@@ -8,16 +8,16 @@ Adasum: the allreduce (adasum.py) and DistributedOptimizer(op=Adasum) (adasum_op
 """
 
 from .basics import (Adasum, Average, Max, Min, Product, Sum, ccl_built, cross_rank, cross_size,
-                     cuda_built, ddl_built, gloo_built, gloo_enabled, init, is_homogeneous,
-                     is_initialized, local_rank, local_size, mpi_built, mpi_enabled,
-                     mpi_threads_supported, nccl_built, rank, rocm_built, shutdown, size,
-                     start_timeline, stop_timeline)
+                     cuda_built, ddl_built, gloo_built, gloo_enabled, is_initialized, local_rank,
+                     local_size, mpi_built, mpi_enabled, mpi_threads_supported, nccl_built, rank,
+                     rocm_built, size, start_timeline, stop_timeline)
 from . import elastic
 from .checkpoint_notice import checkpoint_requested
 from .compression import Compression
 from .exceptions import HorovodInternalError, HostsUpdatedInterrupt
 from .functions import (allgather_object, broadcast_object, broadcast_optimizer_state,
                         broadcast_parameters)
+from .lifecycle import init, is_homogeneous, shutdown
 from .mpi_ops import (allgather, allgather_async, allreduce, allreduce_, allreduce_async,
                       allreduce_async_, alltoall, alltoall_async, barrier, broadcast, broadcast_,
                       broadcast_async, broadcast_async_, grouped_allgather,

@@ -15,7 +15,7 @@ import torch
 
 from .basics import Adasum
 from .mpi_ops import allreduce_async_, synchronize
-from .optimizer import count_backward_pass, validated_names
+from .optimizer_bookkeeping import count_backward_pass, validated_names
 
 
 class _DistributedAdasumOptimizer(torch.optim.Optimizer):

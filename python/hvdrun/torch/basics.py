@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Set-up and queries: init, shutdown, ranks, what this build has, and the reduction ops, with
-Horovod 0.28's names and values."""
+"""Queries and constants: ranks, what this build has, the timeline switch, and the reduction
+ops, with Horovod 0.28's names and values. A leaf of the package (it imports only the extension
+and exceptions.py), so every other module may import it; init() and shutdown(), which need the
+collectives, are in lifecycle.py."""
 
 import os
 
-import torch
-
 from . import _hvd_torch as _lib
+from .exceptions import HorovodInternalError
 
 # Horovod's op values (horovod.common.basics); mapped to libhvd's ReduceOp in _LIB_OPS.
 Average = 0
@@ -20,8 +21,6 @@ Product = 5
 _LIB_OPS = {Sum: 0, Average: 1, Min: 2, Max: 3, Product: 4}
 _OP_NAMES = {Average: 'Average', Sum: 'Sum', Adasum: 'Adasum', Min: 'Min', Max: 'Max',
              Product: 'Product'}
-
-_homogeneous = None
 
 
 def lib_op(op):
@@ -46,49 +45,6 @@ def op_from(op, average):
     if average is not None:
         return Average if average else Sum
     return Average
-
-
-def init(comm=None, process_sets=None):
-    """Finds the other ranks (through hvdrun's environment, PMIx, MPI, or alone) and starts
-    libhvd. Works again after shutdown(). `process_sets`: Horovod's static process sets, a list
-    of ProcessSet objects registered here on every rank (or "dynamic", which changes nothing:
-    add_process_set() always works). `comm` (an MPI communicator, or a list of ranks) must span
-    every rank: libhvd's world is the job's, and a subset is a process set."""
-    global _homogeneous
-    if comm is not None and not hasattr(comm, 'Get_size') and list(comm) != list(range(len(comm))):
-        raise NotImplementedError('hvdrun.torch: init(comm=...) with a subset of ranks is not '
-                                  'supported; make that subset a process set instead')
-    if process_sets is not None and process_sets != 'dynamic' and not isinstance(
-            process_sets, (list, tuple)):
-        raise ValueError('hvdrun.torch: init(process_sets=...) takes a list of ProcessSet '
-                         'objects or "dynamic"')
-    from . import mpi_ops, process_sets as _sets
-    from .checkpoint_notice import _install_notice_handlers
-    _install_notice_handlers()
-    if _lib.is_initialized():
-        return  # as libhvd: a second init does nothing
-    mpi_ops._reset()
-    _lib.init()
-    _sets._init_global()
-    # Horovod computes this at init: whether every node runs the same number of ranks.
-    counts = mpi_ops.allgather(torch.tensor([_lib.local_size()], dtype=torch.int32),
-                               name='hvdrun.init.local_sizes')
-    _homogeneous = bool((counts == counts[0]).all())
-    if isinstance(process_sets, (list, tuple)):
-        for ps in process_sets:
-            _sets.add_process_set(ps)
-
-
-def shutdown():
-    """Stops libhvd; operations still in flight fail. init() may be called again."""
-    global _homogeneous
-    from . import mpi_ops, process_sets as _sets
-    try:
-        _lib.shutdown()  # fails what is still in flight; only then drop the tensors it used
-    finally:
-        mpi_ops._reset()
-        _sets._forget_all()
-        _homogeneous = None
 
 
 def is_initialized():
@@ -123,10 +79,6 @@ def cross_size():
 
 def cross_rank():
     return _initialized(_lib.cross_rank())
-
-
-def is_homogeneous():
-    return _initialized(_homogeneous)
 
 
 def mpi_built():
@@ -176,7 +128,6 @@ def ccl_built():
 
 
 def _timeline_call(fn, *args):
-    from .exceptions import HorovodInternalError
     _initialized(None)
     try:
         fn(*args)

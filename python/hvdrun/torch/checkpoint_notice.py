@@ -14,6 +14,11 @@ import signal
 import stat
 import threading
 
+import torch
+
+from .basics import Max
+from .mpi_ops import allreduce
+
 _notice_signal = None
 
 
@@ -52,8 +57,5 @@ def checkpoint_requested(all_ranks=False):
     seen = _notice_signal is not None or (bool(path) and _notice_file_present(path))
     if not all_ranks:
         return seen
-    import torch
-    from . import mpi_ops
-    from .basics import Max
     flag = torch.tensor([1 if seen else 0], dtype=torch.int32)
-    return bool(mpi_ops.allreduce(flag, op=Max, name='hvdrun.checkpoint_requested').item())
+    return bool(allreduce(flag, op=Max, name='hvdrun.checkpoint_requested').item())

@@ -9,6 +9,7 @@ import pickle
 import torch
 
 from .adasum_optimizer import _DistributedAdasumOptimizer
+from .basics import rank
 from .mpi_ops import allgather, broadcast_, broadcast_async_, synchronize
 from .optimizer import _DistributedOptimizer
 from .process_sets import global_process_set, process_set_id, set_size
@@ -111,7 +112,6 @@ def _to_bytes(obj):
 def broadcast_object(obj, root_rank=0, name=None, process_set=global_process_set):
     """root_rank's `obj` (anything picklable), returned on every rank."""
     process_set_id(process_set)
-    from .basics import rank
     name = name or type(obj).__name__
     payload = _to_bytes(obj) if rank() == root_rank else torch.empty(0, dtype=torch.uint8)
     length = torch.tensor([payload.numel()], dtype=torch.int64)

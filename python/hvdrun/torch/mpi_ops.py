@@ -11,7 +11,7 @@ from .exceptions import HorovodInternalError
 from .gather_ops import (allgather, allgather_async, alltoall, alltoall_async, broadcast,
                          broadcast_, broadcast_async, broadcast_async_, grouped_allgather,
                          grouped_allgather_async)
-from .handles import poll, reset as _reset, synchronize
+from .handles import poll, synchronize
 from .process_sets import global_process_set, process_set_id
 from .reducescatter_ops import (grouped_reducescatter, grouped_reducescatter_async, reducescatter,
                                 reducescatter_async)

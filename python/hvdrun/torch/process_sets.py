@@ -7,6 +7,7 @@ HOROVOD_DYNAMIC_PROCESS_SETS is needed), and every rank gets the same id for it.
 rank() is the position in the set; a broadcast's root_rank stays a global rank."""
 
 from . import _hvd_torch as _lib
+from .exceptions import HorovodInternalError
 
 
 class ProcessSet:
@@ -96,7 +97,6 @@ def add_process_set(process_set):
     """Registers `process_set` (a ProcessSet or a list of ranks) on every rank and returns it.
     Collective: every rank calls it with the same ranks. ValueError when it is registered
     already or its ranks form a set already."""
-    from .exceptions import HorovodInternalError
     if not isinstance(process_set, ProcessSet):
         process_set = ProcessSet(process_set)
     if process_set.process_set_id is not None:
@@ -114,7 +114,6 @@ def add_process_set(process_set):
 def remove_process_set(process_set):
     """Removes a registered set on every rank (collective); True when it was removed, False
     when it was not registered. The global set cannot be removed (ValueError)."""
-    from .exceptions import HorovodInternalError
     if process_set.process_set_id == 0:
         raise ValueError('hvdrun.torch: the global process set cannot be removed')
     if process_set.process_set_id is None:

@@ -13,6 +13,23 @@ namespace hvd {
 
 enum class ErrorCode { kUsage, kConfig, kScheduler, kLaunch, kBootstrap, kBackend, kTimeout, kInternal };
 
+/// The code's lower-case name ("usage", "bootstrap", ...), for messages that cross a boundary
+/// with the code in words (hvdrun.torch's exceptions start with it). No default case: the
+/// compiler's -Wswitch names a code added to the enum without a name here.
+constexpr const char* error_code_name(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kUsage: return "usage";
+    case ErrorCode::kConfig: return "config";
+    case ErrorCode::kScheduler: return "scheduler";
+    case ErrorCode::kLaunch: return "launch";
+    case ErrorCode::kBootstrap: return "bootstrap";
+    case ErrorCode::kBackend: return "backend";
+    case ErrorCode::kTimeout: return "timeout";
+    case ErrorCode::kInternal: return "internal";
+  }
+  return "unknown";  // a value cast from an int outside the enum
+}
+
 class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
