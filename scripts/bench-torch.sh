@@ -13,6 +13,12 @@
 #
 # Usage: scripts/bench-torch.sh [--rounds N] [--steps-scale X] [--allreduce-scale X]
 #                               [--models mlp,cnn,resnet18] [--no-allreduce] [--competitor]
+#                               [--verify-every N]
+# --verify-every N: each round also trains hvdrun.torch on 2 ranks under hvdrun --verify-every N
+# (interleaved with the plain runs), and a table compares the two: img/s with the check over
+# img/s without (noisy on a shared machine), and the check's own time per step over the step
+# time (its overhead as measured inside the run). The timed steps must reach N for a check to
+# run: raise --steps-scale (the step counts are below; e.g. --steps-scale 5 for mlp and cnn).
 # --competitor: one CPU-bound process per core (pinned to it with taskset when there is one)
 # for the whole run, as another job on the same nodes would be: a rank whose helper threads
 # spin or wake often loses its core's time slices to it. They are killed when the script
@@ -30,6 +36,7 @@ cd "$(dirname "$0")/.."
 hvdrun="${HVDRUN:-./build/bin/hvdrun}"
 python="${PYTHON:-/usr/bin/python3}"   # Debian's python3-torch, not a virtualenv's
 rounds=3 steps_scale=1 allreduce_scale=1 models=mlp,cnn,resnet18 allreduce=1 competitor=0
+verify_every=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -38,6 +45,7 @@ while [ $# -gt 0 ]; do
     --models) models="$2"; shift 2 ;;
     --no-allreduce) allreduce=0; shift ;;
     --competitor) competitor=1; shift ;;
+    --verify-every) verify_every="$2"; shift 2 ;;
     *) echo "bench-torch: unknown argument '$1' (see the usage at the top of $0)" >&2; exit 2 ;;
   esac
 done
@@ -74,27 +82,35 @@ declare -A config=([mlp]="64 5 60" [cnn]="64 3 20" [resnet18]="32 2 6")
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 field() { sed -n "s|.* $1 \([0-9.]*\).*|\1|p" <<<"$2"; }
 
-# run IMPL MODEL NP -> rank 0's "bench-torch: ..." line
+# run IMPL MODEL NP -> rank 0's "bench-torch: ..." line. IMPL hvdv: hvd under --verify-every.
 run() {
-  local impl="$1" model="$2" np="$3" batch warmup steps out
+  local impl="$1" model="$2" np="$3" batch warmup steps out flags=()
   read -r batch warmup steps <<<"${config[$model]}"
   steps=$(awk -v s="$steps" -v x="$steps_scale" 'BEGIN { printf "%d", s * x }')
-  out=$("$hvdrun" -np "$np" -- "$python" scripts/bench/torch_train.py --impl "$impl" \
-        --model "$model" --batch-size "$batch" --warmup "$warmup" --steps "$steps" 2>&1) ||
+  [ "$impl" = hvdv ] && { flags=(--verify-every "$verify_every"); impl=hvd; }
+  out=$("$hvdrun" "${flags[@]}" -np "$np" -- "$python" scripts/bench/torch_train.py \
+        --impl "$impl" --model "$model" --batch-size "$batch" --warmup "$warmup" \
+        --steps "$steps" 2>&1) ||
     { echo "$out" >&2; exit 1; }
   grep -o 'bench-torch: .*' <<<"$out"
 }
 
-declare -A img wait cpu
+declare -A img wait cpu verify_ms step_ms checks
 IFS=, read -ra model_list <<<"$models"
 for ((r = 1; r <= rounds; r++)); do
   for model in "${model_list[@]}"; do
     for np in 1 2; do
       # Alternate which goes first, so that neither always follows the other's start-up.
       order="hvd ddp"; [ $((r % 2)) -eq 0 ] && order="ddp hvd"
+      if [ "$verify_every" -gt 0 ] && [ "$np" = 2 ]; then
+        if [ $((r % 2)) -eq 0 ]; then order="hvdv $order"; else order="$order hvdv"; fi
+      fi
       for impl in $order; do
         line=$(run "$impl" "$model" "$np")
-        echo "round $r  $line"
+        echo "round $r  $impl  $line"
+        verify_ms["$model/$impl/$np"]+="$(field verify_ms_per_step "$line") "
+        step_ms["$model/$impl/$np"]+="$(field step_ms "$line") "
+        checks["$model/$impl/$np"]="$(field verify_checks "$line")"
         img["$model/$impl/$np"]+="$(field 'img/s' "$line") "
         wait["$model/$impl/$np"]+="$(field wait_ms "$line") "
         cpu["$model/$impl/$np"]+="$(field cpu_ms_per_img "$line") "
@@ -122,6 +138,20 @@ for model in "${model_list[@]}"; do
 done
 echo "training: medians of $rounds interleaved round(s); 1 thread per rank$(
   [ "$competitor" = 1 ] && echo "; a CPU-bound competitor on each core"); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+if [ "$verify_every" -gt 0 ]; then
+  echo
+  printf '%-9s %10s %12s %10s %7s %14s %10s %12s\n' model "hvd img/s" "verify img/s" \
+    "ratio" checks "check ms/step" "step ms" "overhead %"
+  for model in "${model_list[@]}"; do
+    h=$(med "${img[$model/hvd/2]}") v=$(med "${img[$model/hvdv/2]}")
+    c=$(med "${verify_ms[$model/hvdv/2]}") t=$(med "${step_ms[$model/hvdv/2]}")
+    printf '%-9s %10.1f %12.1f %10.4f %7s %14.4f %10.2f %12.3f\n' "$model" "$h" "$v" \
+      "$(awk -v h="$h" -v v="$v" 'BEGIN { print v / h }')" "${checks[$model/hvdv/2]}" "$c" "$t" \
+      "$(awk -v c="$c" -v t="$t" 'BEGIN { print 100 * c / t }')"
+  done
+  echo "verify: 2 ranks, hvdrun --verify-every $verify_every; ratio = img/s with / without (wall clock, medians of $rounds interleaved round(s)); overhead = the checks' time per step / step time (target <= 0.5 %); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
 
 if [ "$allreduce" = 1 ]; then
   echo

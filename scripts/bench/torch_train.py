@@ -8,7 +8,10 @@ or torch's DistributedDataParallel over gloo (--impl ddp), on CPU, synthetic dat
 Launch it with `hvdrun -np N -- python3 torch_train.py ...`; it runs alone too (N = 1: no
 wrapper, no communication). Rank 0 prints one line:
   bench-torch: impl I model M np N batch B img/s X step_ms S wait_ms W cpu_ms_per_img C
-               sleeps_per_step Z preempted_per_step P
+               sleeps_per_step Z preempted_per_step P verify_checks K verify_ms_per_step V
+K and V: under hvdrun --verify-every N (hvdrun.torch's parameter check), the checks rank 0 ran
+in the timed steps and the time they took, per timed step (0 without the option), each timed
+after a barrier (time_verifications).
 Z and P: rank 0's voluntary and involuntary context switches (all threads) per timed step: a
 sleep (futex, epoll) and, mostly, a sched_yield or preemption that gave the core to another
 runnable thread. On a loaded machine each of them can cost a time slice before the thread
@@ -123,6 +126,29 @@ class Distributed:
             dist.barrier()
 
 
+def time_verifications(verifier):
+    """Counts the checks of hvdrun.torch's verifier (HVD_VERIFY_EVERY) from now on, and the
+    time they take, by wrapping its verify(). A barrier first, untimed: otherwise the check's
+    collective would also absorb how far the ranks drifted apart in the step, a wait the next
+    gradient allreduce makes without the check."""
+    totals = {'checks': 0, 'seconds': 0.0}
+    if verifier is None:
+        return totals
+    inner = verifier.verify
+    import hvdrun.torch as hvd
+
+    def timed():
+        hvd.barrier()
+        start = time.perf_counter()
+        try:
+            inner()
+        finally:
+            totals['checks'] += 1
+            totals['seconds'] += time.perf_counter() - start
+    verifier.verify = timed
+    return totals
+
+
 def main():
     args = parse_args()
     torch.set_num_threads(args.threads)
@@ -139,6 +165,7 @@ def main():
     d.barrier()
     d.wait_s = 0.0
     backward_s = 0.0
+    verify = time_verifications(getattr(d.optimizer, '_verifier', None))
     usage_start = resource.getrusage(resource.RUSAGE_SELF)
     cpu_start, start = time.process_time(), time.perf_counter()
     for i in range(args.steps):
@@ -157,10 +184,12 @@ def main():
     if d.rank == 0:
         images = args.steps * args.batch_size
         print('bench-torch: impl %s model %s np %d batch %d img/s %.1f step_ms %.2f wait_ms %.2f '
-              'cpu_ms_per_img %.3f sleeps_per_step %.1f preempted_per_step %.1f'
+              'cpu_ms_per_img %.3f sleeps_per_step %.1f preempted_per_step %.1f '
+              'verify_checks %d verify_ms_per_step %.4f'
               % (args.impl, args.model, d.world, args.batch_size, d.world * images / elapsed,
                  1e3 * elapsed / args.steps, 1e3 * wait_s / args.steps, 1e3 * cpu_s / images,
-                 sleeps / args.steps, preempted / args.steps),
+                 sleeps / args.steps, preempted / args.steps, verify['checks'],
+                 1e3 * verify['seconds'] / args.steps),
               flush=True)
 
 

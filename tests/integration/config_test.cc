@@ -78,3 +78,25 @@ TEST_CASE("launcher settings in the config file: tag_output, with --tag-output w
       hvdrun({"-np", "1", "--config-file", file, "--tag-output", "--", "/bin/echo", "hi"}));
   CHECK(tagged.out == "[0]<stdout>:hi\n");
 }
+
+TEST_CASE("--verify-every reaches the ranks as HVD_VERIFY_EVERY, only when asked for") {
+  CHECK(env_of(dry_run({}), "HVD_VERIFY_EVERY") == "<unset>");
+  const json flag = dry_run({"--verify-every", "100"});
+  CHECK(env_of(flag, "HVD_VERIFY_EVERY") == "100");
+  CHECK(flag.at("settings").at("params").at("verify_every") == 100);
+  TempDir dir;
+  const std::string file = write_file(dir, "run.yaml", "params:\n  verify_every: 7\n");
+  CHECK(env_of(dry_run({"--config-file", file}), "HVD_VERIFY_EVERY") == "7");
+  SUBCASE("exported before hvdrun, it is a setting of its own, and a bad one is refused") {
+    const ProcessResult ok = run(hvdrun({"-np", "1", "--dry-run", "--", "/bin/true"}),
+                                 {{"HVD_VERIFY_EVERY", "20"}});
+    REQUIRE_MESSAGE(ok.exit_code == 0, ok.err);
+    CHECK(json::parse(ok.out).at("settings").at("params").at("verify_every") == 20);
+    const ProcessResult bad = run(hvdrun({"-np", "1", "--dry-run", "--", "/bin/true"}),
+                                  {{"HVD_VERIFY_EVERY", "2.5"}});
+    CHECK(bad.exit_code == 3);
+    CHECK(only_line(bad.err) ==
+          "hvdrun: error: environment: HVD_VERIFY_EVERY='2.5' is not a whole number of optimizer "
+          "steps >= 0; fix or unset it");
+  }
+}

@@ -16,7 +16,7 @@ done
 rc=0
 "$hvdrun" -np 2 -- "$train" "${common[@]}" --test-perturb-rank 1 >"$tmp/out" 2>&1 || rc=$?
 cat "$tmp/out"
-if [ "$rc" -ne 6 ] || ! grep -q "weights differ between ranks after step 1 " "$tmp/out"; then
+if [ "$rc" -ne 6 ] || ! grep -q "parameters differ between ranks after step 1 " "$tmp/out"; then
   echo "FAILED: a perturbed rank was not caught (exit $rc, want 6)" >&2
   exit 1
 fi

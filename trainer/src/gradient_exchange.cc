@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "gradient_exchange.h"
 
-#include <cstring>
-
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
@@ -16,16 +14,6 @@ void must(const Status& s, const std::string& what) {
 
 TensorView float_view(float* data, size_t count) {
   return TensorView{data, DataType::kFloat32, {static_cast<int64_t>(count)}, Device{}};
-}
-
-// FNV-1a over the bytes: any differing bit changes it (with overwhelming probability).
-int64_t fnv1a(const void* data, size_t bytes) {
-  uint64_t h = 0xCBF29CE484222325ull;
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001B3ull;
-  int64_t out;
-  std::memcpy(&out, &h, sizeof(out));
-  return out;
 }
 
 }  // namespace
@@ -73,23 +61,6 @@ void GradientExchange::wait_all() {
   if (!host_staging_.empty()) {
     model_.compute().upload(model_.grads(), host_staging_.data(),
                             host_staging_.size() * sizeof(float));
-  }
-}
-
-void verify_weights_in_sync(Mlp& model, int64_t step) {
-  std::vector<float> host(model.parameter_count());
-  model.compute().download(host.data(), model.params(), host.size() * sizeof(float));
-  int64_t lo = fnv1a(host.data(), host.size() * sizeof(float));
-  int64_t hi = lo;
-  const auto view = [](int64_t& x) { return TensorView{&x, DataType::kInt64, {}, Device{}}; };
-  const Handle min = allreduce_async("verify.min", view(lo), view(lo), ReduceOp::kMin);
-  const Handle max = allreduce_async("verify.max", view(hi), view(hi), ReduceOp::kMax);
-  must(min.wait(), "weight check");
-  must(max.wait(), "weight check");
-  if (lo != hi) {
-    throw DivergedError(str_cat("hvd-train: rank ", rank(),
-                                ": weights differ between ranks after step ", step + 1,
-                                " (--verify-sync); data-parallel training is broken"));
   }
 }
 

@@ -38,13 +38,4 @@ class GradientExchange {
   std::vector<float> host_staging_;
 };
 
-/// Allreduces a hash of the weights (min and max over ranks) and throws DivergedError, naming
-/// the step, unless every rank holds bit-identical weights.
-void verify_weights_in_sync(Mlp& model, int64_t step);
-
-/// Ranks hold different weights: data-parallel training has gone wrong.
-struct DivergedError : Error {
-  explicit DivergedError(const std::string& m) : Error(ErrorCode::kInternal, m) {}
-};
-
 }  // namespace hvd::train

@@ -8,11 +8,11 @@
 #include <string>
 #include <thread>
 
-#include "gradient_exchange.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "hvd/hvd.h"
 #include "options.h"
+#include "param_verify.h"
 #include "trainer.h"
 
 namespace {
@@ -47,6 +47,20 @@ int blas_threads(int flag) {
   return std::max(1, cores / std::max(1, hvd::local_size()));
 }
 
+// The flag wins; else HVD_VERIFY_EVERY (hvdrun --verify-every, or set directly); else never.
+int64_t verify_every(int64_t flag) {
+  if (flag >= 0) return flag;
+  const char* text = std::getenv(hvd::env::kVerifyEvery);
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  const long long every = std::strtoll(text, &end, 10);
+  if (*end != '\0' || every < 0) {
+    throw hvd::UsageError(std::string("hvd-train: ") + hvd::env::kVerifyEvery + "='" + text +
+                          "' is not a whole number of steps >= 0; fix or unset it");
+  }
+  return every;
+}
+
 // Ends the process without running libhvd's teardown: after a failure the other ranks may be
 // gone or stuck, and hvdrun stops them once this rank exits.
 [[noreturn]] void fail(const std::string& message, int code) {
@@ -63,6 +77,7 @@ int main(int argc, char** argv) {
     const hvd::Status init = hvd::init();
     if (!init.ok()) throw hvd::BootstrapError("hvd-train: hvd::init failed: " + init.message());
     options.threads = blas_threads(options.threads);
+    options.verify_every = verify_every(options.verify_every);
     if (const char* restarts = std::getenv(hvd::env::kRestartCount)) {
       options.restart_count = std::atoi(restarts);
     }

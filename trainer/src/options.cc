@@ -67,11 +67,18 @@ void add_benchmark_and_outputs(CLI::App& app, TrainOptions& o) {
                  "HVD_CHECKPOINT_FILE), after which hvd-train exits 0");
   app.add_flag("--resume", o.resume, "Continue from --checkpoint when it exists");
   app.add_option("--save-weights", o.save_weights, "Write the final weights here (rank 0)");
-  app.add_flag("--verify-sync", o.verify_sync,
-               "After every step, check that every rank holds bit-identical weights");
+  app.add_option("--verify-every", o.verify_every,
+                 "Every N steps, check that every rank holds bit-identical weights; name the "
+                 "ranks and the first parameter that differ and exit 6 if not (default: "
+                 "HVD_VERIFY_EVERY, which hvdrun --verify-every sets, else 0 = never)")
+      ->check(CLI::NonNegativeNumber)
+      ->default_str("$HVD_VERIFY_EVERY or 0");
+  app.add_flag_callback(
+      "--verify-sync", [&o] { o.verify_every = 1; }, "The same as --verify-every 1");
   app.add_flag("-q,--quiet", o.quiet, "No per-iteration lines");
-  // Lets the tests prove that --verify-sync catches ranks that diverge; not in --help.
+  // Lets the tests prove that --verify-every catches ranks that diverge; not in --help.
   app.add_option("--test-perturb-rank", o.test_perturb_rank)->group("");
+  app.add_option("--test-perturb-param", o.test_perturb_param)->group("");
   // Lets the restart tests crash one rank once (test_crash.h); not in --help.
   app.add_option("--test-crash-rank", o.test_crash_rank)->group("");
   app.add_option("--test-crash-at-step", o.test_crash_at_step)->group("");

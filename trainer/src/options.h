@@ -43,10 +43,13 @@ struct TrainOptions {
   std::string checkpoint_path;  // written by rank 0 at every epoch end and at the end
   bool resume = false;
   std::string save_weights;    // final weights (checkpoint format), written by rank 0
-  bool verify_sync = false;    // after every step, check that all ranks hold identical weights
+  // Every this many steps, check that all ranks hold identical weights (param_verify.h); 0:
+  // never. --verify-sync is --verify-every 1; without the flag, HVD_VERIFY_EVERY (main.cc).
+  int64_t verify_every = -1;   // -1: not on the command line
   bool quiet = false;          // no per-iteration lines
   int64_t test_pause_at_step = -1;  // tests only: wait there for a checkpoint notice (not on resume)
-  int test_perturb_rank = -1;  // tests only: this rank nudges one weight after its first step
+  int test_perturb_rank = -1;  // tests only: this rank flips a bit of one weight after its first step
+  std::string test_perturb_param = "layer0.weight";  // tests only: in this parameter tensor
   // Tests only (test_crash.h): this rank exits 3 before this step, in the first attempt only.
   int test_crash_rank = 1;
   int64_t test_crash_at_step = -1;

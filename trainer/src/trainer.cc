@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
 #include "checkpoint.h"
 #include "test_crash.h"
 #include "checkpoint_notice.h"
+#include "param_verify.h"
 #include "hvd/error.h"
 #include "hvd/hvd.h"
 #include "hvd/str_cat.h"
@@ -192,10 +194,17 @@ RunReport Trainer::run() {
     }
     record_time(done_here, timed_step(step));
     if (step == first_step_ && options_.test_perturb_rank == rank_) perturb_one_weight();
-    if (options_.verify_sync) verify_weights_in_sync(*model_, step);
+    if (options_.verify_every > 0 && (step + 1) % options_.verify_every == 0) {
+      verify_parameters(*model_, step, options_.verify_every);
+      ++verify_checks_;
+    }
     if ((step + 1) % sampler_->steps_per_epoch() == 0)
       end_epoch((step + 1) / sampler_->steps_per_epoch());
     if (checkpoint_due(step)) return report_;
+  }
+  if (options_.verify_every > 0) {
+    log(str_cat("Parameters identical on all ", ranks_, " ranks at each of ", verify_checks_,
+                " checks (every ", options_.verify_every, " steps)"));
   }
   if (!options_.checkpoint_path.empty()) save(options_.checkpoint_path, last);
   if (!options_.save_weights.empty()) save(options_.save_weights, last);
@@ -262,11 +271,22 @@ void Trainer::save(const std::string& path, int64_t steps_done) {
   write_checkpoint(path, c);
 }
 
+// A bit flip, as silent data corruption would make: bit 20, high in the mantissa, so that
+// later updates cannot round the difference away before a check every N steps sees it.
 void Trainer::perturb_one_weight() {
-  float w = 0;
-  compute_->download(&w, model_->params(), sizeof(w));
-  w = std::nextafter(w, 1e9f);
-  compute_->upload(model_->params(), &w, sizeof(w));
+  const std::vector<ParamSlice> slices = parameter_slices(model_->widths());
+  const auto it = std::find_if(slices.begin(), slices.end(), [this](const ParamSlice& s) {
+    return s.name == options_.test_perturb_param;
+  });
+  if (it == slices.end()) {
+    throw UsageError(str_cat("hvd-train: --test-perturb-param: no parameter named '",
+                             options_.test_perturb_param, "' (layer0.weight, layer0.bias, ...)"));
+  }
+  float* at = model_->params() + it->offset;
+  uint32_t bits = 0;
+  compute_->download(&bits, at, sizeof(bits));
+  bits ^= 1u << 20;
+  compute_->upload(at, &bits, sizeof(bits));
 }
 
 void Trainer::log(const std::string& line) const {

@@ -55,6 +55,7 @@ class Trainer {
   std::unique_ptr<GradientExchange> exchange_;
   LrSchedule schedule_;
   int64_t first_step_ = 0;
+  int64_t verify_checks_ = 0;  // --verify-every checks passed
 
   std::vector<float> host_images_;
   std::vector<int32_t> host_labels_;

@@ -14,6 +14,8 @@ inline constexpr int kExitInternal = 70;  // a bug in hvdrun (EX_SOFTWARE)
 // hvdrun preflight --strict found a slow or broken node or link (not 1, which a failing rank
 // may return; 6 is next after hvdrun's own).
 inline constexpr int kExitPreflightFlagged = 6;
+// 8: --idle-timeout stopped a silent job (exec::kIdleTimeoutExitCode, exec/idle_watch.h). 7 is
+// left for the stall shutdown of the hang verdict.
 
 inline int exit_code_for(ErrorCode code) {
   switch (code) {
@@ -40,7 +42,10 @@ inline constexpr const char* kExitCodeHelp =
     "  3        configuration error (config file, hostfile)\n"
     "  4        scheduler error\n"
     "  5        launch error (program not found or not executable, cannot start ranks)\n"
-    "  6        hvdrun preflight --strict: a node or link was flagged\n"
+    "  6        hvdrun preflight --strict: a node or link was flagged; in a run, the code\n"
+    "           hvdrun.torch and hvd-train exit with when --verify-every found ranks holding\n"
+    "           different parameters\n"
+    "  8        --idle-timeout: no rank wrote output for that long; the job was stopped\n"
     "  70       internal error in hvdrun (please report it)\n"
     "Restarts (--max-restarts N, torchrun's rules):\n"
     "  when a rank fails, all ranks are stopped and started again from a new rendezvous (new\n"

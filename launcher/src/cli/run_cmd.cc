@@ -64,6 +64,14 @@ void register_run_options(CLI::App& app, config::RunOptions& o) {
   app.add_option("--max-restarts", o.max_restarts,
                  "After a rank fails, stop all and start them again, at most N times (0)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--idle-timeout", o.idle_timeout_seconds,
+                 "Stop the job, exit 8, when no rank has written output for S seconds; name "
+                 "each rank's last output (0 = never, the default)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--verify-every", o.verify_every,
+                 "Every N optimizer steps, compare the ranks' parameters (hvdrun.torch, "
+                 "hvd-train; HVD_VERIFY_EVERY); ranks that differ fail with exit 6 (0 = never)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--bind-to", o.bind_to, "Pin ranks to: core, numa, none or auto (auto)");
   app.add_flag("--dry-run", o.dry_run, "Print the launch plan as JSON; start nothing");
   app.add_flag("--check-build", o.check_build, "Show what hvdrun was built with (-cb)");

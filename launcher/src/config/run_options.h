@@ -45,6 +45,7 @@ struct RunOptions {
   std::optional<bool> horovod_compat;  // --horovod-compat
   std::optional<int> checkpoint_grace_seconds;  // --checkpoint-grace-seconds
   std::optional<bool> requeue_on_signal;        // --requeue-on-signal
+  std::optional<int> idle_timeout_seconds;      // --idle-timeout
 
   // Runtime tunables (horovodrun's flags).
   std::optional<double> fusion_threshold_mb;
@@ -57,6 +58,7 @@ struct RunOptions {
   std::optional<double> stall_warning_seconds;
   std::optional<double> stall_shutdown_seconds;
   std::optional<std::string> log_level;
+  std::optional<int> verify_every;  // --verify-every
 
   std::vector<std::string> command;  // PROGRAM ARGS...
 };

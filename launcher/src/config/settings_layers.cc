@@ -50,6 +50,7 @@ void apply_flags(Settings& settings, const RunOptions& opts) {
   take(t.stall_warning_seconds, opts.stall_warning_seconds);
   take(t.stall_shutdown_seconds, opts.stall_shutdown_seconds);
   take(t.log_level, opts.log_level);
+  take(t.verify_every, opts.verify_every);
   take(settings.launcher.tag_output, opts.tag_output);
   take(settings.launcher.kill_grace_seconds, opts.kill_grace_seconds);
   take(settings.launcher.max_restarts, opts.max_restarts);
@@ -57,6 +58,7 @@ void apply_flags(Settings& settings, const RunOptions& opts) {
   take(settings.launcher.horovod_compat, opts.horovod_compat);
   take(settings.launcher.checkpoint_grace_seconds, opts.checkpoint_grace_seconds);
   take(settings.launcher.requeue_on_signal, opts.requeue_on_signal);
+  take(settings.launcher.idle_timeout_seconds, opts.idle_timeout_seconds);
 }
 
 }  // namespace hvd::launcher::config

@@ -52,6 +52,10 @@ constexpr Bound kKillGraceBound{"kill grace", "launcher.kill_grace_seconds", nul
                                 "--kill-grace-seconds", true, " seconds"};
 constexpr Bound kMaxRestartsBound{"max restarts", "launcher.max_restarts", nullptr,
                                   "--max-restarts", true, ""};
+constexpr Bound kVerifyEveryBound{"verify interval", "params.verify_every", env::kVerifyEvery,
+                                  "--verify-every", true, " optimizer steps"};
+constexpr Bound kIdleTimeoutBound{"idle timeout", "launcher.idle_timeout_seconds", nullptr,
+                                  "--idle-timeout", true, " seconds"};
 constexpr Bound kCheckpointGraceBound{"checkpoint grace", "launcher.checkpoint_grace_seconds",
                                       nullptr, "--checkpoint-grace-seconds", true, " seconds"};
 
@@ -77,7 +81,8 @@ bool is_log_level(std::string level) {
 
 void apply_params(Tunables& t, const YAML::Node& node, const std::string& file) {
   check_keys(file, node, "params",
-             {"fusion_threshold_mb", "cycle_time_ms", "cache_capacity", "hierarchical_allreduce"});
+             {"fusion_threshold_mb", "cycle_time_ms", "cache_capacity", "hierarchical_allreduce",
+              "verify_every"});
   if (auto n = node["fusion_threshold_mb"]) {
     t.fusion_threshold_mb = checked(as_double(file, n, kFusionBound.key), kFusionBound, file, n);
   }
@@ -90,6 +95,10 @@ void apply_params(Tunables& t, const YAML::Node& node, const std::string& file) 
   }
   if (auto n = node["hierarchical_allreduce"]) {
     t.hierarchical_allreduce = as_bool(file, n, "params.hierarchical_allreduce");
+  }
+  if (auto n = node["verify_every"]) {
+    t.verify_every = static_cast<int>(
+        checked(as_int(file, n, kVerifyEveryBound.key), kVerifyEveryBound, file, n));
   }
 }
 
@@ -127,7 +136,7 @@ void apply_logging(Tunables& t, const YAML::Node& node, const std::string& file)
 void apply_launcher(LauncherSettings& l, const YAML::Node& node, const std::string& file) {
   check_keys(file, node, "launcher", {"kill_grace_seconds", "max_restarts", "tag_output",
                                            "bind_to", "horovod_compat", "checkpoint_grace_seconds",
-                                           "requeue_on_signal"});
+                                           "requeue_on_signal", "idle_timeout_seconds"});
   if (auto n = node["kill_grace_seconds"]) {
     l.kill_grace_seconds =
         static_cast<int>(checked(as_int(file, n, kKillGraceBound.key), kKillGraceBound, file, n));
@@ -142,6 +151,10 @@ void apply_launcher(LauncherSettings& l, const YAML::Node& node, const std::stri
   }
   if (auto n = node["requeue_on_signal"]) {
     l.requeue_on_signal = as_bool(file, n, "launcher.requeue_on_signal");
+  }
+  if (auto n = node["idle_timeout_seconds"]) {
+    l.idle_timeout_seconds = static_cast<int>(
+        checked(as_int(file, n, kIdleTimeoutBound.key), kIdleTimeoutBound, file, n));
   }
   if (auto n = node["tag_output"]) l.tag_output = as_bool(file, n, "launcher.tag_output");
   if (auto n = node["horovod_compat"]) {
@@ -194,6 +207,8 @@ void validate(const Settings& s, const std::string& origin) {
   if (!within(s.launcher.checkpoint_grace_seconds, kCheckpointGraceBound)) {
     fail(kCheckpointGraceBound);
   }
+  if (!within(t.verify_every, kVerifyEveryBound)) fail(kVerifyEveryBound);
+  if (!within(s.launcher.idle_timeout_seconds, kIdleTimeoutBound)) fail(kIdleTimeoutBound);
   if (!is_log_level(t.log_level)) {
     const std::string text = str_cat("log level '", t.log_level,
                                      "' is not one of trace, debug, info, warning, error, fatal");
@@ -218,6 +233,8 @@ std::map<std::string, std::string> tunables_env(const Tunables& t) {
   env[env::kStallCheckTime] = number_text(t.stall_warning_seconds);
   env[env::kStallShutdownTime] = number_text(t.stall_shutdown_seconds);
   env[env::kLogLevel] = t.log_level;
+  // Only when asked for: a HVD_VERIFY_EVERY the user exported reaches the ranks as it is.
+  if (t.verify_every > 0) env[env::kVerifyEvery] = std::to_string(t.verify_every);
   return env;
 }
 
@@ -228,7 +245,8 @@ nlohmann::json to_json(const Settings& s) {
        {{"fusion_threshold_mb", t.fusion_threshold_mb},
         {"cycle_time_ms", t.cycle_time_ms},
         {"cache_capacity", t.cache_capacity},
-        {"hierarchical_allreduce", t.hierarchical_allreduce}}},
+        {"hierarchical_allreduce", t.hierarchical_allreduce},
+        {"verify_every", t.verify_every}}},
       {"timeline", {{"filename", t.timeline_filename}, {"mark_cycles", t.timeline_mark_cycles}}},
       {"stall_check",
        {{"enabled", t.stall_check_enabled},
@@ -242,7 +260,8 @@ nlohmann::json to_json(const Settings& s) {
         {"bind_to", s.launcher.bind_to},
         {"horovod_compat", s.launcher.horovod_compat},
         {"checkpoint_grace_seconds", s.launcher.checkpoint_grace_seconds},
-        {"requeue_on_signal", s.launcher.requeue_on_signal}}},
+        {"requeue_on_signal", s.launcher.requeue_on_signal},
+        {"idle_timeout_seconds", s.launcher.idle_timeout_seconds}}},
   };
 }
 

@@ -24,6 +24,9 @@ struct Tunables {
   double stall_warning_seconds = 60;
   double stall_shutdown_seconds = 0;  // 0 = never shut down
   std::string log_level = "warning";
+  // Not Horovod's: every this many optimizer steps the ranks compare their parameters
+  // (HVD_VERIFY_EVERY, read by hvdrun.torch and hvd-train); 0 = never.
+  int verify_every = 0;
 };
 
 /// The launcher's own knobs (section `launcher:`).
@@ -42,6 +45,9 @@ struct LauncherSettings {
   // is requeued with `scontrol requeue`.
   int checkpoint_grace_seconds = 60;
   bool requeue_on_signal = false;
+  // Stop the job when no rank has written a byte of output for this long (for programs that
+  // never call libhvd, whose stall check cannot see them); 0 = never.
+  int idle_timeout_seconds = 0;
 };
 
 struct Settings {

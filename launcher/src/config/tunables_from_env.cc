@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "config/tunables_from_env.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -26,6 +27,8 @@ double number(const char* key, const std::string& text) {
   }
   return v;
 }
+
+constexpr double kMaxVerifyEvery = 1e9;  // fits an int; no run has more steps
 
 bool flag(const char* key, const std::string& text) {
   if (text == "1" || text == "true" || text == "yes") return true;
@@ -63,6 +66,15 @@ void apply_environment(Tunables& t, const EnvMap& env) {
     t.stall_shutdown_seconds = number(env::kStallShutdownTime, *v);
   }
   if (auto v = find(env, env::kLogLevel)) t.log_level = *v;
+  if (auto v = find(env, env::kVerifyEvery)) {
+    const double every = number(env::kVerifyEvery, *v);
+    // The ranks read it as a whole number: refuse here what they would refuse later.
+    if (!(every >= 0 && every <= kMaxVerifyEvery) || std::floor(every) != every) {
+      throw ConfigError(str_cat("environment: ", env::kVerifyEvery, "='", *v,
+                                "' is not a whole number of optimizer steps >= 0; fix or unset it"));
+    }
+    t.verify_every = static_cast<int>(every);
+  }
 }
 
 }  // namespace hvd::launcher::config

@@ -107,6 +107,8 @@ RunOutcome run_attempt(plan::LaunchPlan& plan, const EnvMap& env, Guard& guard,
   Supervisor supervisor(std::move(children), router,
                         std::chrono::seconds(plan.settings.launcher.kill_grace_seconds), &guard);
   supervisor.on_notice([&preemption](int sig) { return preemption.on_notice(sig); });
+  supervisor.watch_idle(plan.size,
+                        std::chrono::seconds(plan.settings.launcher.idle_timeout_seconds));
   RunOutcome outcome = supervisor.run();
   outcome.notice = preemption.notice_received();
   outcome.notice_grace_overrun = supervisor.notice_grace_overrun();

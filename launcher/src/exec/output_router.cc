@@ -134,6 +134,7 @@ void OutputRouter::split_lines(std::string& partial, std::string_view data, OnLi
 
 void OutputRouter::on_data(int rank, Stream stream, std::string_view data) {
   Channel& c = channel(rank, stream);
+  if (rank_output_observer_ && !data.empty()) rank_output_observer_(rank);
   if (c.file.valid() && !data.empty()) {
     write_fully(c.file.get(), data);
     c.file_mid_line = data.back() != '\n';
@@ -185,6 +186,7 @@ int OutputRouter::emit_labeled(Stream stream, std::string_view line, bool comple
 
 void OutputRouter::emit_as_rank(int rank, Stream stream, std::string_view text, bool complete) {
   Channel& c = channel(rank, stream);
+  if (rank_output_observer_) rank_output_observer_(rank);
   if (c.file.valid()) {
     write_fully(c.file.get(), text);
     if (complete) write_fully(c.file.get(), "\n");

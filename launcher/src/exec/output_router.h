@@ -47,6 +47,12 @@ class OutputRouter {
     unlabeled_observer_ = std::move(observer);
   }
 
+  /// Called with the rank of each piece of output attributed to a rank, any bytes, whole lines
+  /// or not: how --idle-timeout (exec/idle_watch.h) sees that a rank is still alive.
+  void set_rank_output_observer(std::function<void(int rank)> observer) {
+    rank_output_observer_ = std::move(observer);
+  }
+
   /// Hands what is buffered to the writers of out_fd and err_fd (fd_writer.h); never blocks on
   /// a destination that does not read. A closed terminal (EPIPE) is ignored so that the ranks
   /// are not killed by hvdrun's own output failing.
@@ -96,6 +102,7 @@ class OutputRouter {
   };
   LabeledStream labeled_[2];
   std::function<void(std::string_view)> unlabeled_observer_;
+  std::function<void(int)> rank_output_observer_;
   std::unique_ptr<MpirunTagSplitter> mpirun_splitters_[2];  // per stream, kOpenMpi only
   std::string pending_[2];                                  // merged output, per destination
   std::unique_ptr<FdWriter> writers_[2];

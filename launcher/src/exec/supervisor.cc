@@ -71,8 +71,10 @@ Supervisor::~Supervisor() {
 }
 
 RunOutcome Supervisor::run() {
+  start_idle_watch();
   spawn_all();
   event_loop();
+  router_.set_rank_output_observer(nullptr);  // the router outlives this supervisor
   drain_output(std::chrono::seconds(2));
   router_.flush();
   RunOutcome outcome;
@@ -141,6 +143,8 @@ void Supervisor::event_loop() {
       stop_all(SIGTERM, str_cat(live_ranks(), " rank(s) still running after the checkpoint grace; "
                                 "sending SIGTERM"));
     }
+    // Not while backlogged: then the ranks' output waits unread in their pipes.
+    if (idle_ && !backlogged && !kill_deadline_ && idle_->expired(Clock::now())) stop_idle_job();
     if (kill_deadline_ && !killed_ && Clock::now() >= *kill_deadline_ && live_ranks() > 0) {
       say(router_, str_cat(live_ranks(), " rank(s) still running ", kill_grace_.count(),
                            " s after SIGTERM; sending SIGKILL"));
@@ -150,12 +154,30 @@ void Supervisor::event_loop() {
   }
 }
 
-// Until the next deadline: SIGKILL after SIGTERM, or SIGTERM after a notice's grace; -1 none.
+void Supervisor::start_idle_watch() {
+  if (idle_timeout_.count() <= 0) return;
+  idle_.emplace(idle_ranks_, idle_timeout_, Clock::now());
+  router_.set_rank_output_observer([this](int rank) { idle_->saw_output(rank, Clock::now()); });
+}
+
+// --idle-timeout ran out: a failure of the job as a whole, which --max-restarts may restart.
+void Supervisor::stop_idle_job() {
+  say(router_, idle_->report(Clock::now(), std::chrono::system_clock::now()));
+  failure_ = Failure{-1, kIdleTimeoutExitCode,
+                     str_cat("the job (no output for ", idle_timeout_.count(), " s)")};
+  stop_all(SIGTERM, "");
+}
+
+// Until the next deadline: SIGKILL after SIGTERM, SIGTERM after a notice's grace, or the idle
+// timeout; -1 none.
 int Supervisor::poll_timeout_ms(bool backlogged) const {
   int timeout_ms = backlogged ? kBacklogRecheckMs : -1;
   std::optional<Clock::time_point> next;
+  if (idle_ && !kill_deadline_) next = idle_->deadline();
   if (kill_deadline_ && !killed_) next = *kill_deadline_;
-  if (notice_stop_at_ && !kill_deadline_) next = *notice_stop_at_;
+  if (notice_stop_at_ && !kill_deadline_ && (!next || *notice_stop_at_ < *next)) {
+    next = *notice_stop_at_;
+  }
   if (next) {
     const auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(*next - Clock::now()).count();

@@ -13,6 +13,8 @@
 //    get the same grace before SIGKILL (a second SIGINT kills at once); hvdrun exits 128+signal;
 //  - SIGUSR1 and SIGUSR2 are forwarded and the run goes on (preemption notices), unless the
 //    notice hook (exec/requeue.h) sets a time after which the ranks still running get SIGTERM;
+//  - with watch_idle(), when no rank has written output for the timeout, hvdrun names each
+//    rank's last output and stops the job as a failure of its own (exit 8, exec/idle_watch.h);
 //  - no rank outlives hvdrun: each rank leads its own process group, which is SIGKILLed once the
 //    rank has exited (observed with WNOWAIT, before it is reaped, so the group id cannot have been
 //    reused); PR_SET_PDEATHSIG and the guard (guard.h) cover hvdrun itself being killed.
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "exec/guard.h"
+#include "exec/idle_watch.h"
 #include "exec/output_router.h"
 #include "exec/rank_process.h"
 #include "exec/run_outcome.h"
@@ -73,6 +76,12 @@ class Supervisor {
 
   /// Called on hvdrun's thread after each SIGUSR1/SIGUSR2 has been forwarded (exec/requeue.h).
   void on_notice(std::function<NoticeReply(int sig)> hook) { notice_hook_ = std::move(hook); }
+  /// --idle-timeout: before run(), stop the job once none of its `num_ranks` ranks has written
+  /// output for `timeout` (0: never).
+  void watch_idle(int num_ranks, std::chrono::seconds timeout) {
+    idle_ranks_ = num_ranks;
+    idle_timeout_ = timeout;
+  }
   /// After run(): whether ranks were still running when a notice's stop_after ran out (they got
   /// SIGTERM then, however they ended).
   bool notice_grace_overrun() const { return notice_grace_overrun_; }
@@ -108,6 +117,8 @@ class Supervisor {
   int live_ranks() const;
   void notice(int sig);
   int poll_timeout_ms(bool backlogged) const;
+  void start_idle_watch();
+  void stop_idle_job();
 
   OutputRouter& router_;
   std::chrono::seconds kill_grace_;
@@ -121,6 +132,9 @@ class Supervisor {
   std::function<NoticeReply(int)> notice_hook_;
   std::optional<Clock::time_point> notice_stop_at_;  // after a notice: SIGTERM the rest then
   bool notice_grace_overrun_ = false;
+  int idle_ranks_ = 0;
+  std::chrono::seconds idle_timeout_{0};
+  std::optional<IdleWatch> idle_;  // with watch_idle() only
 };
 
 }  // namespace hvd::launcher::exec

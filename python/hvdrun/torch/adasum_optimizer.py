@@ -16,6 +16,7 @@ import torch
 from .basics import Adasum
 from .mpi_ops import allreduce_async_, synchronize
 from .optimizer_bookkeeping import count_backward_pass, validated_names
+from .verify import Verifier
 
 
 class _DistributedAdasumOptimizer(torch.optim.Optimizer):
@@ -39,6 +40,7 @@ class _DistributedAdasumOptimizer(torch.optim.Optimizer):
         self._starting_models = {p: torch.zeros_like(p, requires_grad=False)
                                  for _, p in named_parameters}
         self._register_hooks()
+        self._verifier = Verifier.from_env(named_parameters, owner='Adasum optimizer')
 
     def set_backward_passes_per_step(self, passes):
         self.backward_passes_per_step = passes
@@ -109,6 +111,8 @@ class _DistributedAdasumOptimizer(torch.optim.Optimizer):
             p.data.copy_(start)
             self._allreduce_delay[p] = self.backward_passes_per_step
         self._handles.clear()
+        if self._verifier is not None:
+            self._verifier.after_step()
         return loss
 
     def zero_grad(self, *args, **kwargs):

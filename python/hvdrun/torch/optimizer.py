@@ -15,6 +15,7 @@ from .mpi_ops import allreduce_async_, grouped_allreduce_async_, synchronize
 from .optimizer_bookkeeping import count_backward_pass, validated_names
 from .process_sets import global_process_set, process_set_id, set_size
 from .sparse import sparse_allreduce_async
+from .verify import Verifier
 
 
 class _DistributedOptimizer(torch.optim.Optimizer):
@@ -51,6 +52,9 @@ class _DistributedOptimizer(torch.optim.Optimizer):
 
         if set_size(process_set) > 1:
             self._register_hooks()
+        # HVD_VERIFY_EVERY (hvdrun --verify-every): compare the ranks' parameters (verify.py).
+        self._verifier = (Verifier.from_env(named_parameters, process_set)
+                          if set_size(process_set) > 1 else None)
 
     def load_state_dict(self, *args, **kwargs):
         """The wrapped optimizer's, after dropping pending allreduces and resetting the
@@ -212,7 +216,10 @@ class _DistributedOptimizer(torch.optim.Optimizer):
                               'optimizer.synchronize() in your code.')
             self.synchronize()
         self._synchronized = False
-        return super(self.__class__, self).step(closure)
+        loss = super(self.__class__, self).step(closure)
+        if self._verifier is not None:
+            self._verifier.after_step()
+        return loss
 
     def zero_grad(self, *args, **kwargs):
         if self._handles:

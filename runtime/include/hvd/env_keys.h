@@ -69,6 +69,10 @@ inline constexpr const char* kStallCheckDisable = "HOROVOD_STALL_CHECK_DISABLE";
 inline constexpr const char* kStallCheckTime = "HOROVOD_STALL_CHECK_TIME_SECONDS";
 inline constexpr const char* kStallShutdownTime = "HOROVOD_STALL_SHUTDOWN_TIME_SECONDS";
 inline constexpr const char* kLogLevel = "HOROVOD_LOG_LEVEL";
+/// Every this many optimizer steps, hvdrun.torch's DistributedOptimizer and hvd-train compare a
+/// digest of the ranks' parameters and fail (exit code 6) when they differ; unset or 0: never.
+/// Set by hvdrun --verify-every N, or directly (horovodrun, mpirun).
+inline constexpr const char* kVerifyEvery = "HVD_VERIFY_EVERY";
 
 // Read by hvdrun itself: extra folders of site profiles, colon-separated.
 inline constexpr const char* kProfilePath = "HVDRUN_PROFILE_PATH";

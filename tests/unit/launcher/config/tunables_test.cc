@@ -143,6 +143,24 @@ TEST_CASE("tunables: the preemption settings of the launcher section") {
   CHECK_FALSE(config::Settings{}.launcher.requeue_on_signal);  // off unless asked for
 }
 
+TEST_CASE("tunables: idle timeout and verify interval, off by default, never negative") {
+  const config::Settings s = apply("launcher:\n  idle_timeout_seconds: 600\n"
+                                   "params:\n  verify_every: 100\n");
+  CHECK(s.launcher.idle_timeout_seconds == 600);
+  CHECK(s.tunables.verify_every == 100);
+  CHECK(config::tunables_env(s.tunables).at("HVD_VERIFY_EVERY") == "100");
+  const config::Settings off{};
+  CHECK(off.launcher.idle_timeout_seconds == 0);
+  CHECK(config::tunables_env(off.tunables).count("HVD_VERIFY_EVERY") == 0);
+  CHECK(error_of("launcher:\n  idle_timeout_seconds: -1\n") ==
+        "t.yaml:2:25: launcher.idle_timeout_seconds: idle timeout must be >= 0 seconds, got '-1'");
+  config::Settings bad;
+  bad.tunables.verify_every = -3;
+  CHECK_THROWS_WITH_AS(config::validate(bad, "command line"),
+                       "--verify-every: verify interval must be >= 0 optimizer steps",
+                       hvd::UsageError);
+}
+
 // Issue 10: aliases can nest into exponential expansion; configs refuse them as profiles do.
 TEST_CASE("tunables: YAML anchors and aliases are refused with file, line and column") {
   CHECK(error_of("params: &p {cache_capacity: 8}\nlogging: *p\n") ==
