@@ -11,6 +11,8 @@
 //    (128+signal for a signal); srun reports which task failed itself;
 //  - SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to hvdrun are forwarded to every rank, which then
 //    get the same grace before SIGKILL (a second SIGINT kills at once); hvdrun exits 128+signal;
+//    with an on_quit() hook, SIGQUIT asks for the verdict instead (exec/why_service.h);
+//  - other threads post messages and a stop through the inbox (exec/supervisor_inbox.h);
 //  - SIGUSR1 and SIGUSR2 are forwarded and the run goes on (preemption notices), unless the
 //    notice hook (exec/requeue.h) sets a time after which the ranks still running get SIGTERM;
 //  - no rank outlives hvdrun: each rank leads its own process group, which is SIGKILLed once the
@@ -23,12 +25,14 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exec/guard.h"
 #include "exec/output_router.h"
 #include "exec/rank_process.h"
 #include "exec/run_outcome.h"
+#include "exec/supervisor_inbox.h"
 
 namespace hvd::launcher::exec {
 
@@ -76,6 +80,15 @@ class Supervisor {
   /// After run(): whether ranks were still running when a notice's stop_after ran out (they got
   /// SIGTERM then, however they ended).
   bool notice_grace_overrun() const { return notice_grace_overrun_; }
+  /// Called on hvdrun's thread for each SIGQUIT, which is then not forwarded (hvdrun why).
+  void on_quit(std::function<void()> hook) { quit_hook_ = std::move(hook); }
+  /// Called on hvdrun's thread once the children started: (output rank, pid) of each rank
+  /// process (none for srun or mpirun, whose ranks are not hvdrun's children).
+  void on_spawned(std::function<void(const std::vector<std::pair<int, pid_t>>&)> hook) {
+    spawned_hook_ = std::move(hook);
+  }
+  /// For other threads: messages, and a stop of the job as a failure.
+  SupervisorInbox& inbox() { return inbox_; }
 
  private:
   struct Rank {
@@ -108,6 +121,8 @@ class Supervisor {
   int live_ranks() const;
   void notice(int sig);
   int poll_timeout_ms(bool backlogged) const;
+  void read_inbox();
+  void report_spawned();
 
   OutputRouter& router_;
   std::chrono::seconds kill_grace_;
@@ -121,6 +136,9 @@ class Supervisor {
   std::function<NoticeReply(int)> notice_hook_;
   std::optional<Clock::time_point> notice_stop_at_;  // after a notice: SIGTERM the rest then
   bool notice_grace_overrun_ = false;
+  std::function<void()> quit_hook_;
+  std::function<void(const std::vector<std::pair<int, pid_t>>&)> spawned_hook_;
+  SupervisorInbox inbox_;
 };
 
 }  // namespace hvd::launcher::exec

@@ -28,6 +28,7 @@ void Controller::inspect_stalls() {
   const StallReport report = stall_.check();
   if (!report.stalled.empty()) {
     options_.warn(format_stall_warning(report.stalled, options_.stall.warning_seconds));
+    if (options_.on_stall) options_.on_stall(report);
   }
   if (report.shutdown) {
     throw TimeoutError(

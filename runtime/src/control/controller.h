@@ -60,6 +60,9 @@ struct ControllerOptions {
   StallConfig stall;
   /// Where stall warnings go; defaults to stderr.
   std::function<void(const std::string&)> warn;
+  /// Also told of each stall warning's tensors (hvdrun's verdict, diag/why_responder.h); on the
+  /// coordinator's cycle thread, so it must not block. Empty: nobody.
+  std::function<void(const StallReport&)> on_stall;
   /// Time source for the stall inspector; null means the steady clock.
   const Clock* clock = nullptr;
 };
