@@ -6,6 +6,8 @@
 Without --why, hvdrun must stop the hung job itself (stall shutdown): exit 7, and the verdict
 file it wrote beside the output (hvdrun-why-PID.json in the working folder) must name rank R as
 the culprit, and its sentence must hold every TEXT.
+With --error, the fault is one libhvd reports as an error (a shape mismatch): the job must fail
+and stderr must name rank R and hold every TEXT.
 With --why, the job runs with the stall shutdown off; once rank 1 reached its fault (a file
 "fault" in $HVD_TEST_READY), `hvdrun why --json` from another process must give that verdict,
 and hvdrun's stderr must show it too; then the job is stopped with SIGTERM.
@@ -57,6 +59,18 @@ def run_stall_shutdown(args, env, work):
         fail("hvdrun printed no verdict on stderr", p.stderr)
 
 
+def run_error(args, env, work):
+    """A fault that libhvd turns into an error (a shape mismatch): no hang, no verdict. The
+    job must fail, and the error must name the rank and the function (the rank's traceback)."""
+    p = subprocess.run(args.command, cwd=work, env=env, capture_output=True, text=True)
+    if p.returncode in (0, 7):
+        fail("hvdrun exited %d, expected a failed rank's code" % p.returncode, p.stderr)
+    for text in args.expect + ["rank %d" % args.expect_rank]:
+        if text not in p.stderr:
+            fail("stderr does not say %r" % text, p.stderr)
+    print("error named rank %d" % args.expect_rank)
+
+
 def run_why(args, env, work, ready, hvdrun):
     proc = subprocess.Popen(args.command, cwd=work, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
@@ -84,6 +98,7 @@ def main():
     parser.add_argument("--expect-rank", type=int, required=True)
     parser.add_argument("--expect", action="append", default=[])
     parser.add_argument("--why", action="store_true")
+    parser.add_argument("--error", action="store_true")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.command and args.command[0] == "--":
@@ -97,6 +112,8 @@ def main():
         args.command = [a.replace("@READY@", ready) for a in args.command]
         if args.why:
             run_why(args, env, work, ready, args.command[0])
+        elif args.error:
+            run_error(args, env, work)
         else:
             run_stall_shutdown(args, env, work)
 

@@ -12,6 +12,8 @@ namespace {
 constexpr std::chrono::seconds kTick{1};
 constexpr std::chrono::seconds kReconnect{5};
 constexpr std::chrono::milliseconds kConnectTimeout{2000};
+// A rank stopped this long is a stall (a debugger's breakpoint a moment ago is not).
+constexpr std::chrono::seconds kStoppedGrace{3};
 
 double seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -70,7 +72,8 @@ void WhyService::run() {
     // Whatever goes wrong here must not end hvdrun: the job runs on without a verdict.
     try {
       if (!asked.empty()) give_verdict(asked.front());
-      if (stall_reported()) on_stall();
+      const bool reported = stall_reported();  // read (and cleared) whatever rank_stopped says
+      if (reported || rank_stopped()) on_stall();
       check_shutdown();
     } catch (const std::exception& e) {
       inbox_.post_message(str_cat("hvdrun why: no verdict: ", e.what()));
@@ -112,6 +115,27 @@ bool WhyService::stall_reported() {
     client_.reset();  // the store went away (the job is ending): try again later
     return false;
   }
+}
+
+bool WhyService::rank_stopped() {
+  std::vector<why::CollectTarget> targets;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    targets = targets_;
+  }
+  bool stopped = false;
+  for (const why::CollectTarget& t : targets) {
+    stopped = stopped || (t.pid > 0 && why::process_condition(t.pid) == why::RankCondition::kStopped);
+  }
+  const Clock::time_point now = Clock::now();
+  if (!stopped) {
+    stopped_since_.reset();
+    return false;
+  }
+  if (!stopped_since_) stopped_since_ = now;
+  if (now - *stopped_since_ < kStoppedGrace) return false;
+  // Reported like the coordinator's warnings: once per warning period.
+  return !stall_since_ || seconds(now - last_report_) >= options_.warning_s;
 }
 
 void WhyService::on_stall() {

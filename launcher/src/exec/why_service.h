@@ -6,7 +6,9 @@
 //  - ask() (SIGQUIT; `hvdrun why` sends it): collect, say the verdict on stderr, and write it to
 //    the job's folder where `hvdrun why` reads it;
 //  - once a second it looks for the coordinator's stall report in the store
-//    (hvd/why_protocol.h); each one gets a verdict on stderr;
+//    (hvd/why_protocol.h), and for a rank of this host that has been stopped (SIGSTOP) for
+//    kStoppedGrace: a stopped rank blocks the coordinator's negotiation, so no report would
+//    come. Each report gets a verdict on stderr (at most one per warning period for a stop);
 //  - when reports have kept coming for the stall shutdown time and the verdict still shows a
 //    stall, it writes the verdict as JSON beside the job's output and stops the job with
 //    kExitHung, so that --max-restarts or a requeue can carry on.
@@ -59,6 +61,7 @@ class WhyService {
   void run();
   why::Verdict give_verdict(const std::string& occasion);
   bool stall_reported();
+  bool rank_stopped();
   void on_stall();
   void check_shutdown();
 
@@ -74,6 +77,7 @@ class WhyService {
   Clock::time_point next_connect_{};
   std::optional<Clock::time_point> stall_since_;
   Clock::time_point last_report_{};
+  std::optional<Clock::time_point> stopped_since_;  // a rank of this host is stopped
   std::thread thread_;
 };
 

@@ -31,8 +31,9 @@ struct CollectOptions {
   uint16_t store_port = 0;
   auth::RunSecret secret;
   std::string why_dir;  // the job's dump folder (HVD_WHY_DIR); empty: none
-  // Answers need a few milliseconds, or a native stack (eu-stack, bounded by 5 s in the rank).
-  std::chrono::milliseconds timeout{7000};
+  // Answers need a few milliseconds, or a native stack (eu-stack, bounded by 5 s in the rank,
+  // and slower on a loaded node).
+  std::chrono::milliseconds timeout{10000};
 };
 
 /// One report per target, in the targets' order. Never throws for a rank's fault: a rank that

@@ -152,6 +152,9 @@ void WhyResponder::send(const std::string& key, const std::string& value) {
 std::shared_ptr<WhyResponder> make_why_responder(int rank, const EnvMap& env,
                                                  WhyResponder::Snapshot snapshot) {
   if (env_string(env, env::kStoreAddr, "").empty()) return nullptr;
+  // One per process (the signal's wake-up is process-wide): a second libhvd instance in the
+  // same process (tests run ranks as threads) goes without.
+  if (g_wake_fd.load() >= 0) return nullptr;
   return std::make_shared<WhyResponder>(rank, env, std::move(snapshot));
 }
 
