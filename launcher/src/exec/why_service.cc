@@ -96,13 +96,13 @@ why::Verdict WhyService::give_verdict(const std::string& occasion) {
 }
 
 bool WhyService::stall_reported() {
-  if (options_.collect.store_host.empty()) return false;
+  if (options_.collect.store_host.empty() || !options_.collect.secret) return false;
   if (!client_) {
     if (Clock::now() < next_connect_) return false;
     next_connect_ = Clock::now() + kReconnect;
     try {
       client_.emplace(options_.collect.store_host, options_.collect.store_port,
-                      options_.collect.secret, kConnectTimeout);
+                      *options_.collect.secret, kConnectTimeout);
     } catch (const Error&) {
       return false;
     }

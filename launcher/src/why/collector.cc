@@ -72,9 +72,10 @@ class Round {
 
  private:
   std::optional<store::KvClient> connect() const {
-    if (options_.store_host.empty()) return std::nullopt;
+    if (options_.store_host.empty() || !options_.secret) return std::nullopt;
     try {
-      return store::KvClient(options_.store_host, options_.store_port, options_.secret, kConnectTimeout);
+      return store::KvClient(options_.store_host, options_.store_port, *options_.secret,
+                             kConnectTimeout);
     } catch (const Error&) {
       return std::nullopt;  // the store is gone with the job: /proc still tells something
     }

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,9 @@ struct CollectTarget {
 };
 
 struct CollectOptions {
-  std::string store_host;  // empty: no store (the ranks cannot answer)
+  std::string store_host;  // empty, or no secret: no store (the ranks cannot answer)
   uint16_t store_port = 0;
-  auth::RunSecret secret;
+  std::optional<auth::RunSecret> secret;
   std::string why_dir;  // the job's dump folder (HVD_WHY_DIR); empty: none
   // Answers need a few milliseconds, or a native stack (eu-stack, bounded by 5 s in the rank,
   // and slower on a loaded node).

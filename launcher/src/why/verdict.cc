@@ -16,6 +16,8 @@ using nlohmann::json;
 
 constexpr size_t kStackFramesShown = 6;
 constexpr size_t kPendingNamesShown = 3;
+// Where a line's longest wait goes ("waits in allreduce `g` #3 for 8.5 s; ...").
+constexpr const char* kForPlaceholder = "\x01";
 
 std::string pending_names(const RankReport& r) {
   std::string out;
@@ -28,7 +30,8 @@ std::string pending_names(const RankReport& r) {
   return out;
 }
 
-// A rank's state in a few words; ranks with the same words share a line.
+// A rank's state in a few words; ranks with the same words share a line. The wait's length
+// is left out here (ranks that wait together differ by milliseconds) and added per line.
 std::string state_words(const RankReport& r) {
   std::string s;
   switch (r.condition) {
@@ -38,7 +41,7 @@ std::string state_words(const RankReport& r) {
     case RankCondition::kAnswered:
       if (!r.pending.empty()) {
         const OpInfo& op = r.pending.front();
-        s = str_cat("waits in ", op.op, " `", op.name, "` #", op.seq, " for ", format_seconds(op.age_s));
+        s = str_cat("waits in ", op.op, " `", op.name, "` #", op.seq, kForPlaceholder);
         if (r.pending.size() > 1) s += str_cat("; pending: ", pending_names(r));
       } else if (r.has_libhvd) {
         s = str_cat("computing for ", format_seconds(r.quiet_s));
@@ -83,21 +86,29 @@ Verdict make_verdict(std::string occasion, std::vector<RankReport> ranks, double
 }
 
 std::string render_screen(const Verdict& v) {
-  std::vector<std::pair<std::string, std::vector<int>>> groups;
+  struct Group {
+    std::string words;
+    std::vector<int> ranks;
+    double longest_wait = 0;
+  };
+  std::vector<Group> groups;
   for (const RankReport& r : v.ranks) {
     const std::string words = state_words(r);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == words; });
-    if (it == groups.end()) {
-      groups.push_back({words, {r.rank}});
-    } else {
-      it->second.push_back(r.rank);
-    }
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.words == words; });
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{words, {}, 0});
+    it->ranks.push_back(r.rank);
+    if (!r.pending.empty()) it->longest_wait = std::max(it->longest_wait, r.pending.front().age_s);
   }
   char took[32];
   std::snprintf(took, sizeof(took), "%.1f", v.collect_s);
   std::string out = str_cat("hvdrun why (", v.occasion, "): ", v.ranks.size(), " ranks, collected in ",
                             took, " s\n");
-  for (const auto& [words, ranks] : groups) out += str_cat("  ", format_ranks(ranks), ": ", words, "\n");
+  for (const Group& g : groups) {
+    std::string words = g.words;
+    const size_t mark = words.find(kForPlaceholder);
+    if (mark != std::string::npos) words.replace(mark, 1, " for " + format_seconds(g.longest_wait));
+    out += str_cat("  ", format_ranks(g.ranks), ": ", words, "\n");
+  }
   for (int rank : v.culprit.ranks) out += stack_lines(v.ranks[static_cast<size_t>(rank)]);
   out += str_cat("verdict: ", v.culprit.sentence);
   return out;

@@ -32,7 +32,8 @@ why::RankReport computing(int rank, double quiet, why::Frame where) {
 // Eight ranks: all but rank 1 wait in grad.fc1; rank 1 is `odd`.
 std::vector<why::RankReport> eight_with(why::RankReport odd) {
   std::vector<why::RankReport> ranks;
-  for (int r = 0; r < 8; ++r) ranks.push_back(r == 1 ? odd : waiting(r, "grad.fc1", 812, 340));
+  // Ranks that wait together started milliseconds apart.
+  for (int r = 0; r < 8; ++r) ranks.push_back(r == 1 ? odd : waiting(r, "grad.fc1", 812, 340 - 0.01 * r));
   return ranks;
 }
 
