@@ -35,8 +35,8 @@ run_fault() {
     fi
   done
   end=$(date +%s)
-  printf '%-16s %3d of %3d   %5.1f s per run\n' "$name" "$ok" "$repeat" \
-    "$(echo "($end - $start) / $repeat" | bc -l)"
+  awk -v n="$name" -v ok="$ok" -v r="$repeat" -v s="$((end - start))" \
+    'BEGIN { printf "%-16s %3d of %3d   %5.1f s per run\n", n, ok, r, s / r }'
 }
 
 echo "fault            caught       time"

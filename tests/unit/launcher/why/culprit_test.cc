@@ -115,3 +115,12 @@ TEST_CASE("verdict: one line per group of ranks in the same state, the culprit's
   CHECK(j["culprits"] == nlohmann::json::array({1}));
   CHECK(j["ranks"].size() == 8);
 }
+
+TEST_CASE("verdict: ranks that wait in the same collective share a line, with the longest wait") {
+  // 8.41 s and 8.46 s print differently ("8.4 s", "8.5 s"): the line must not split on that.
+  std::vector<why::RankReport> ranks = {waiting(0, "g", 3, 8.41), waiting(1, "g", 3, 8.46),
+                                        computing(2, 8.5, {"f", "a.py", 1})};
+  const std::string screen = why::render_screen(why::make_verdict("SIGQUIT", ranks, 0.1));
+  CHECK(screen.find("  ranks 0 and 1: waits in allreduce `g` #3 for 8.5 s; at `train_step`") !=
+        std::string::npos);
+}
