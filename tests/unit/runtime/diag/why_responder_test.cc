@@ -77,7 +77,8 @@ TEST_CASE("why responder: the signal sends the rank's queue to the store, after 
   }
   struct sigaction now {};
   sigaction(hvd::why::kWhySignal, nullptr, &now);
-  CHECK(now.sa_handler == previous_handler);  // stop() put the old handler back
+  const bool restored = now.sa_handler == previous_handler;
+  CHECK(restored);  // stop() put the old handler back
   sigaction(hvd::why::kWhySignal, &old, nullptr);
 }
 
