@@ -9,6 +9,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev   # launcher
   libsodium-dev                                     # HMAC-SHA256 for the run secret's handshake
   libhwloc-dev hwloc                                # CPU/NUMA binding
+  elfutils                                          # eu-stack: C/C++ ranks' stacks for hvdrun why
   libopenmpi-dev openmpi-bin libpmix-dev            # MPI and PMIx (controllers, tests, benchmark)
   slurm-wlm                                         # srun/sbatch, and the private test cluster
   iproute2                                          # ip and tc: the test cluster's own network

@@ -45,16 +45,16 @@ std::vector<std::string> entries(const std::string& path) {
   return out;
 }
 
+// First hvdrun why's stack dump (lib/hvdrun/why, in every build), then hvdrun.torch's folder
+// (in a build with torch), the horovod shim with --horovod-compat, then the user's own.
 void check_path(const std::string& path, bool compat) {
   CAPTURE(path);
-  if (!HVD_HAVE_TORCH) {
-    CHECK(path == "<unset>");  // nothing to add: the user's own value is inherited untouched
-    return;
-  }
   const auto e = entries(path);
-  REQUIRE(e.size() == (compat ? 4u : 3u));
-  CHECK(ends_with(e[0], "/lib/hvdrun/python"));
-  if (compat) CHECK(ends_with(e[1], "/lib/hvdrun/horovod-compat"));
+  const size_t ours = 1 + (HVD_HAVE_TORCH ? 1 : 0) + (HVD_HAVE_TORCH && compat ? 1 : 0);
+  REQUIRE(e.size() == ours + 2);
+  CHECK(ends_with(e[0], "/lib/hvdrun/why"));
+  if (HVD_HAVE_TORCH) CHECK(ends_with(e[1], "/lib/hvdrun/python"));
+  if (HVD_HAVE_TORCH && compat) CHECK(ends_with(e[2], "/lib/hvdrun/horovod-compat"));
   CHECK(e[e.size() - 2] == "/opt/user/site");
   CHECK(e.back() == "/opt/user/more");
 }
@@ -68,7 +68,7 @@ std::map<std::string, std::string> job_env() {
 
 }  // namespace
 
-TEST_CASE("local ranks: hvdrun.torch's folder first, the horovod shim only with --horovod-compat") {
+TEST_CASE("local ranks: hvdrun's folders first, the horovod shim only with --horovod-compat") {
   const json plain = dry_run({"-np", "2"});
   check_path(python_path(plain, 1), false);
   CHECK(plain.at("settings").at("launcher").at("horovod_compat") == false);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/commands.h"
 
+#include <iostream>
+
 #include "cli/check_build_cmd.h"
 #include "cli/exit_codes.h"
 #include "cli/profiles_cmd.h"
@@ -14,7 +16,7 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: hvdrun -np N [options] -- PROGRAM [ARGS...]\n"
-    "       hvdrun sbatch|profiles|exec-rank|report|predict|preflight ... (see hvdrun COMMAND --help)";
+    "       hvdrun sbatch|profiles|exec-rank|report|predict|preflight|why ... (see hvdrun COMMAND --help)";
 
 }  // namespace
 
@@ -31,8 +33,9 @@ void register_commands(CLI::App& app, Commands& c) {
   c.report_cmd = register_report(app, c.report);
   c.predict_cmd = register_predict(app, c.predict);
   c.preflight_cmd = register_preflight(app, c.preflight);
+  c.why_cmd = register_why(app, c.why);
   // A subcommand inherits the footer its parent had when it was made: the run's table.
-  for (CLI::App* tool : {c.sbatch_cmd, c.profiles_cmd, c.report_cmd, c.predict_cmd}) {
+  for (CLI::App* tool : {c.sbatch_cmd, c.profiles_cmd, c.report_cmd, c.predict_cmd, c.why_cmd}) {
     tool->footer(kToolExitCodeHelp);
     for (CLI::App* sub : tool->get_subcommands({})) sub->footer(kToolExitCodeHelp);
   }
@@ -88,7 +91,7 @@ void refuse_missing_values(const CLI::App& app) {
 int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
   refuse_missing_values(app);
   for (const CLI::App* sub : {c.exec_rank_cmd, c.sbatch_cmd, c.profiles_cmd, c.report_cmd,
-                              c.predict_cmd, c.preflight_cmd}) {
+                              c.predict_cmd, c.preflight_cmd, c.why_cmd}) {
     if (*sub) refuse_run_options_before(app, *sub);
   }
   if (*c.exec_rank_cmd) {
@@ -118,6 +121,10 @@ int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
   if (*c.preflight_cmd) {
     refuse_leftovers(*c.preflight_cmd, "hvdrun preflight");
     return run_preflight(c.preflight, env);
+  }
+  if (*c.why_cmd) {
+    refuse_leftovers(*c.why_cmd, "hvdrun why");
+    return run_why(c.why, std::cout);
   }
   c.run.command = take_command(app.remaining(), app);
   if (c.run.check_build) return run_check_build(c.run.json, env);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // All of hvdrun's commands on one CLI11 app: the run command (the app itself), sbatch,
-// profiles, exec-rank, report, predict, preflight and --check-build.
+// profiles, exec-rank, report, predict, preflight, why and --check-build.
 
 #include <CLI/CLI.hpp>
 
@@ -10,6 +10,7 @@
 #include "cli/preflight_cmd.h"
 #include "cli/report_cmd.h"
 #include "cli/sbatch_cmd.h"
+#include "cli/why_cmd.h"
 #include "config/env_map.h"
 #include "config/run_options.h"
 
@@ -27,12 +28,14 @@ struct Commands {
   ReportOptions report;
   PredictOptions predict;
   PreflightOptions preflight;
+  WhyOptions why;
   CLI::App* exec_rank_cmd = nullptr;
   CLI::App* sbatch_cmd = nullptr;
   CLI::App* profiles_cmd = nullptr;
   CLI::App* report_cmd = nullptr;
   CLI::App* predict_cmd = nullptr;
   CLI::App* preflight_cmd = nullptr;
+  CLI::App* why_cmd = nullptr;
 };
 
 /// Adds the description, every option and subcommand to `app`; `commands` receives the parsed

@@ -11,6 +11,7 @@ inline constexpr int kExitConfig = 3;     // bad config file, hostfile or profil
 inline constexpr int kExitScheduler = 4;  // Slurm refused or is missing
 inline constexpr int kExitLaunch = 5;     // ranks could not be started
 inline constexpr int kExitInternal = 70;  // a bug in hvdrun (EX_SOFTWARE)
+// The job hung and hvdrun stopped it (exec/why_service.h, kExitHung = 7).
 // hvdrun preflight --strict found a slow or broken node or link (not 1, which a failing rank
 // may return; 6 is next after hvdrun's own).
 inline constexpr int kExitPreflightFlagged = 6;
@@ -45,6 +46,10 @@ inline constexpr const char* kExitCodeHelp =
     "  6        hvdrun preflight --strict: a node or link was flagged; in a run, the code\n"
     "           hvdrun.torch and hvd-train exit with when --verify-every found ranks holding\n"
     "           different parameters\n"
+    "  7        the job hung: the verdict (hvdrun why) stood for the stall shutdown time\n"
+    "           (--stall-check-shutdown-time-seconds, default 600; 0: never) and hvdrun\n"
+    "           stopped it, writing the verdict to hvdrun-why-PID.json (or\n"
+    "           OUTPUT_DIR/hvdrun-why.json); --max-restarts starts it again\n"
     "  8        --idle-timeout: no rank wrote output for that long; the job was stopped\n"
     "  70       internal error in hvdrun (please report it)\n"
     "Restarts (--max-restarts N, torchrun's rules):\n"

@@ -31,7 +31,7 @@ std::filesystem::path install_prefix() {
 std::vector<std::string> python_dirs(bool horovod_compat) {
   const std::filesystem::path prefix = install_prefix();
   if (prefix.empty()) return {};
-  std::vector<const char*> wanted = {HVD_PYTHON_SUBDIR};
+  std::vector<const char*> wanted = {HVD_WHY_PYTHON_SUBDIR, HVD_PYTHON_SUBDIR};
   if (horovod_compat) wanted.push_back(HVD_HOROVOD_COMPAT_SUBDIR);
   std::vector<std::string> dirs;
   std::error_code ec;

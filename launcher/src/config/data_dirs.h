@@ -16,9 +16,10 @@ std::string data_dir();
 std::string defaults_file();
 
 /// The folders the ranks' PYTHONPATH gets in front of the user's entries:
+/// <prefix>/lib/hvdrun/why (a sitecustomize that installs the Python stack dump of `hvdrun why`),
 /// <prefix>/lib/hvdrun/python (the hvdrun package, hvdrun.torch) and, when `horovod_compat`,
 /// <prefix>/lib/hvdrun/horovod-compat (a `horovod` package re-exporting it). Only folders that
-/// exist: a build without the PyTorch extension adds nothing.
+/// exist: a build without the PyTorch extension adds only the first.
 std::vector<std::string> python_dirs(bool horovod_compat);
 
 /// `dirs` joined with ':' in front of `current` (the user's PYTHONPATH, kept whole); a dir

@@ -22,7 +22,9 @@ struct Tunables {
   bool timeline_mark_cycles = false;
   bool stall_check_enabled = true;
   double stall_warning_seconds = 60;
-  double stall_shutdown_seconds = 0;  // 0 = never shut down
+  // hvdrun stops a job whose stall verdict stood this long (exec/why_service.h); 0 = never,
+  // Horovod's default. libhvd alone (without hvdrun) keeps HOROVOD_STALL_SHUTDOWN's 0.
+  double stall_shutdown_seconds = 600;
   std::string log_level = "warning";
   // Not Horovod's: every this many optimizer steps the ranks compare their parameters
   // (HVD_VERIFY_EVERY, read by hvdrun.torch and hvd-train); 0 = never.

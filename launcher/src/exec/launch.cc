@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 
 #include "auth/run_secret.h"
@@ -16,6 +17,7 @@
 #include "exec/run_outcome.h"
 #include "exec/supervisor.h"
 #include "exec/timeline_finish.h"
+#include "exec/why_service.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "plan/make_plan.h"
@@ -26,6 +28,12 @@ namespace {
 
 // How long hvdrun waits at the end for stdout and stderr to take what is left.
 constexpr std::chrono::seconds kFinalFlush{3};
+
+// What the ranks learn of hvdrun's diagnostics (exec/why_service.h).
+struct JobView {
+  const why::JobDir* dir = nullptr;
+  bool enforces_stall_shutdown = false;
+};
 
 std::vector<std::string> flatten(const EnvMap& env) {
   std::vector<std::string> entries;
@@ -38,10 +46,14 @@ std::vector<std::string> flatten(const EnvMap& env) {
 // --dry-run cannot print it. The secret reaches srun's tasks and mpirun's ranks through the
 // environment they pass on (never argv, which every user sees in ps).
 std::vector<std::string> child_env(const EnvMap& env, const EnvMap& overlay,
-                                   const auth::RunSecret& secret) {
+                                   const auth::RunSecret& secret, const JobView& job) {
   EnvMap full = env;
   for (const auto& [key, value] : overlay) full[key] = value;
   full[env::kRunSecret] = secret.hex();
+  if (job.dir != nullptr) full[env::kWhyDir] = job.dir->path();
+  // hvdrun stops a hung job itself, after printing the verdict (exec/why_service.h): libhvd's
+  // own stall shutdown would end the ranks first, with nothing said about where they were.
+  if (job.enforces_stall_shutdown) full[env::kStallShutdownTime] = "0";
   return flatten(full);
 }
 
@@ -67,11 +79,33 @@ void start_store(plan::LaunchPlan& plan, const auth::RunSecret& secret,
 
 // One start of the job: a new secret and store for `plan` (this attempt's copy), its ranks or
 // its srun / mpirun, until all are gone. The guard and the router carry on across attempts.
+// The verdict's settings for this attempt: its store and secret, the stall check's times.
+WhyServiceOptions why_options(const plan::LaunchPlan& plan, const auth::RunSecret& secret,
+                              const why::JobDir* job) {
+  WhyServiceOptions o;
+  if (plan.hosts_store) {
+    o.collect.store_host = plan.endpoints.store_addr;
+    o.collect.store_port = plan.endpoints.store_port;
+  }
+  o.collect.secret = secret;
+  o.collect.why_dir = job != nullptr ? job->path() : std::string();
+  o.ranks = plan.size;
+  const config::Tunables& t = plan.settings.tunables;
+  o.warning_s = t.stall_warning_seconds;
+  o.shutdown_s = t.stall_check_enabled && plan.hosts_store ? t.stall_shutdown_seconds : 0;
+  o.verdict_path = plan.output_dir.empty() ? str_cat("hvdrun-why-", getpid(), ".json")
+                                           : plan.output_dir + "/hvdrun-why.json";
+  o.job = job;
+  return o;
+}
+
 RunOutcome run_attempt(plan::LaunchPlan& plan, const EnvMap& env, Guard& guard,
-                       OutputRouter& router, PreemptionHandler& preemption) {
+                       OutputRouter& router, PreemptionHandler& preemption,
+                       const why::JobDir* job_dir) {
   const auth::RunSecret secret = auth::RunSecret::generate();
   std::optional<store::KvServer> store;
   start_store(plan, secret, store);
+  const JobView job{job_dir, plan.hosts_store};
   // This node's segments only: under Slurm exec-rank removes each rank's own.
   if (plan.hosts_store) guard.watch_run_segments(plan.endpoints.run_id);
 
@@ -80,14 +114,14 @@ RunOutcome run_attempt(plan::LaunchPlan& plan, const EnvMap& env, Guard& guard,
   if (!plan.starter) {
     for (const plan::RankPlan& r : plan.ranks) {
       children.push_back(Child{str_cat("rank ", r.rank, " on ", r.host),
-                               {plan.program, plan.command, child_env(env, r.env, secret),
+                               {plan.program, plan.command, child_env(env, r.env, secret, job),
                                 r.binding.cpus},
                                r.rank,
                                {}});
     }
   } else {
     const plan::Starter& s = *plan.starter;
-    Child starter{s.tool, {s.path, s.argv, child_env(env, s.env, secret), {}}, -1, {}};
+    Child starter{s.tool, {s.path, s.argv, child_env(env, s.env, secret, job), {}}, -1, {}};
     if (plan.mode == plan::Mode::kMpirun) {
       // mpirun kills the other ranks when one fails and exits with a failed rank's code; its
       // --tag-output's "[1,R]<stdout>:" becomes hvdrun's own tags (exec/mpirun_tags.h).
@@ -109,12 +143,29 @@ RunOutcome run_attempt(plan::LaunchPlan& plan, const EnvMap& env, Guard& guard,
   supervisor.on_notice([&preemption](int sig) { return preemption.on_notice(sig); });
   supervisor.watch_idle(plan.size,
                         std::chrono::seconds(plan.settings.launcher.idle_timeout_seconds));
+  // Destroyed before the supervisor, whose inbox it posts to.
+  WhyService why_service(why_options(plan, secret, job_dir), supervisor.inbox());
+  supervisor.on_quit([&why_service] { why_service.ask("SIGQUIT"); });
+  supervisor.on_spawned([&why_service](const std::vector<std::pair<int, pid_t>>& pids) {
+    why_service.set_pids(pids);
+  });
   RunOutcome outcome = supervisor.run();
   outcome.notice = preemption.notice_received();
   outcome.notice_grace_overrun = supervisor.notice_grace_overrun();
   router.set_unlabeled_observer(nullptr);  // `report` ends here
   guard.end_run_segments();
   return outcome;
+}
+
+// Where `hvdrun why` finds this job, and the ranks' Python stacks land (why/job_dir.h). A
+// folder that cannot be made (another user's /tmp/hvdrun-UID) costs `hvdrun why`, not the job.
+std::optional<why::JobDir> make_job_dir(const plan::LaunchPlan& plan) {
+  try {
+    return why::JobDir::create(plan.command);
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "hvdrun: warning: hvdrun why will not find this job: %s\n", e.what());
+    return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -133,6 +184,7 @@ int launch(plan::LaunchPlan plan, const EnvMap& env) {
   OutputRouter router(plan.size, plan.settings.launcher.tag_output, plan.output_dir,
                       STDOUT_FILENO, STDERR_FILENO);
   const int max_restarts = plan.settings.launcher.max_restarts;
+  const std::optional<why::JobDir> job_dir = make_job_dir(plan);
   RunOutcome outcome;
   std::optional<PreemptionHandler> preemption;
   for (int restart = 0;; ++restart) {
@@ -140,7 +192,8 @@ int launch(plan::LaunchPlan plan, const EnvMap& env) {
     plan::LaunchPlan attempt = plan;
     plan::begin_attempt(attempt, restart);
     preemption.emplace(attempt.settings.launcher, local_checkpoint_file(attempt));
-    outcome = run_attempt(attempt, env, guard, router, *preemption);
+    outcome = run_attempt(attempt, env, guard, router, *preemption,
+                          job_dir ? &*job_dir : nullptr);
     if (!should_restart(outcome, restart, max_restarts)) break;
     // The next attempt's ranks rewrite their timeline files: keep this attempt's trace.
     finish_timeline(plan.settings.tunables, plan.size, plan.timeline_tag, restart);

@@ -105,6 +105,24 @@ void Supervisor::spawn_all() {
     }
   }
   if (failure_) stop_all(SIGTERM, "");
+  report_spawned();
+}
+
+void Supervisor::report_spawned() {
+  if (!spawned_hook_) return;
+  std::vector<std::pair<int, pid_t>> ranks;
+  for (const Rank& r : ranks_) {
+    if (r.child.output_rank >= 0) ranks.emplace_back(r.child.output_rank, r.process.pid);
+  }
+  spawned_hook_(ranks);
+}
+
+void Supervisor::read_inbox() {
+  SupervisorInbox::Items items = inbox_.take();
+  for (const std::string& m : items.messages) say(router_, m);
+  if (!items.stop || failure_ || interrupted_by_ != 0) return;
+  failure_ = Failure{-1, items.stop->exit_code, items.stop->who};
+  stop_all(SIGTERM, items.stop->message);
 }
 
 int Supervisor::live_ranks() const {
@@ -126,15 +144,16 @@ void Supervisor::event_loop() {
     } else {
       collect_pipes(fds, owners);
     }
-    fds.insert(fds.begin(), pollfd{signal_fd_.get(), POLLIN, 0});
-    owners.insert(owners.begin(), PipeOwner{-1, Stream::kStdout});
+    fds.insert(fds.begin(), {pollfd{signal_fd_.get(), POLLIN, 0}, pollfd{inbox_.fd(), POLLIN, 0}});
+    owners.insert(owners.begin(), 2, PipeOwner{-1, Stream::kStdout});
     const int ready = poll(fds.data(), fds.size(), poll_timeout_ms(backlogged));
     if (ready < 0 && errno != EINTR) {
       throw LaunchError(str_cat("poll failed: ", std::strerror(errno)));
     }
-    for (size_t k = 1; ready > 0 && k < fds.size(); ++k) {
+    for (size_t k = 2; ready > 0 && k < fds.size(); ++k) {
       if (fds[k].revents != 0) read_pipe(owners[k].rank, owners[k].stream);
     }
+    if (ready > 0 && fds[1].revents != 0) read_inbox();
     router_.flush();
     if (ready > 0 && fds[0].revents != 0) handle_signals();
     if (notice_stop_at_ && !kill_deadline_ && Clock::now() >= *notice_stop_at_ &&
@@ -236,6 +255,8 @@ void Supervisor::handle_signals() {
     const int sig = static_cast<int>(info.ssi_signo);
     if (sig == SIGCHLD) {
       reap();
+    } else if (sig == SIGQUIT && quit_hook_) {
+      quit_hook_();
     } else if (!is_terminating(sig)) {
       notice(sig);
     } else if (interrupted_by_ != 0 && sig == SIGINT) {

@@ -11,6 +11,8 @@
 //    (128+signal for a signal); srun reports which task failed itself;
 //  - SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to hvdrun are forwarded to every rank, which then
 //    get the same grace before SIGKILL (a second SIGINT kills at once); hvdrun exits 128+signal;
+//    with an on_quit() hook, SIGQUIT asks for the verdict instead (exec/why_service.h);
+//  - other threads post messages and a stop through the inbox (exec/supervisor_inbox.h);
 //  - SIGUSR1 and SIGUSR2 are forwarded and the run goes on (preemption notices), unless the
 //    notice hook (exec/requeue.h) sets a time after which the ranks still running get SIGTERM;
 //  - with watch_idle(), when no rank has written output for the timeout, hvdrun names each
@@ -25,6 +27,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exec/guard.h"
@@ -32,6 +35,7 @@
 #include "exec/output_router.h"
 #include "exec/rank_process.h"
 #include "exec/run_outcome.h"
+#include "exec/supervisor_inbox.h"
 
 namespace hvd::launcher::exec {
 
@@ -85,6 +89,15 @@ class Supervisor {
   /// After run(): whether ranks were still running when a notice's stop_after ran out (they got
   /// SIGTERM then, however they ended).
   bool notice_grace_overrun() const { return notice_grace_overrun_; }
+  /// Called on hvdrun's thread for each SIGQUIT, which is then not forwarded (hvdrun why).
+  void on_quit(std::function<void()> hook) { quit_hook_ = std::move(hook); }
+  /// Called on hvdrun's thread once the children started: (output rank, pid) of each rank
+  /// process (none for srun or mpirun, whose ranks are not hvdrun's children).
+  void on_spawned(std::function<void(const std::vector<std::pair<int, pid_t>>&)> hook) {
+    spawned_hook_ = std::move(hook);
+  }
+  /// For other threads: messages, and a stop of the job as a failure.
+  SupervisorInbox& inbox() { return inbox_; }
 
  private:
   struct Rank {
@@ -119,6 +132,8 @@ class Supervisor {
   int poll_timeout_ms(bool backlogged) const;
   void start_idle_watch();
   void stop_idle_job();
+  void read_inbox();
+  void report_spawned();
 
   OutputRouter& router_;
   std::chrono::seconds kill_grace_;
@@ -135,6 +150,9 @@ class Supervisor {
   int idle_ranks_ = 0;
   std::chrono::seconds idle_timeout_{0};
   std::optional<IdleWatch> idle_;  // with watch_idle() only
+  std::function<void()> quit_hook_;
+  std::function<void(const std::vector<std::pair<int, pid_t>>&)> spawned_hook_;
+  SupervisorInbox inbox_;
 };
 
 }  // namespace hvd::launcher::exec

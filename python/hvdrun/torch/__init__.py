@@ -29,3 +29,12 @@ from .optimizer import DistributedOptimizer
 from .process_sets import ProcessSet, add_process_set, global_process_set, remove_process_set
 from .sparse import sparse_allreduce_async
 from .sync_batch_norm import SyncBatchNorm
+
+# The Python stack for `hvdrun why` (python/why): sitecustomize installs it already when hvdrun
+# put its folder on PYTHONPATH; installing here covers `python -S` and a PYTHONPATH rebuilt by
+# the program. Registered before hvd.init(), so that libhvd's handler chains to it.
+try:
+    import hvdrun_stack_dump as _stack_dump
+    _stack_dump.install()
+except ImportError:
+    pass

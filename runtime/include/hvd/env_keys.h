@@ -47,6 +47,10 @@ inline constexpr const char* kMaxRestarts = "TORCHELASTIC_MAX_RESTARTS";
 inline constexpr const char* kCheckpointFile = "HVD_CHECKPOINT_FILE";
 inline constexpr const char* kRequeueCount = "HVD_REQUEUE_COUNT";
 
+// Diagnostics (hvdrun why, hvd/why_protocol.h): a folder of the user's own (0700) that hvdrun
+// makes for the job, where each rank's Python stack dump lands as py.<rank> on the why signal.
+inline constexpr const char* kWhyDir = "HVD_WHY_DIR";
+
 // Binding decided by hvdrun, for programs that want to report or check it.
 inline constexpr const char* kCpuList = "HVD_CPU_LIST";
 

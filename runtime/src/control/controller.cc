@@ -2,6 +2,7 @@
 #include "control/controller.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <iostream>
 #include <utility>
@@ -27,7 +28,8 @@ Controller::Controller(Channel& channel, ControllerOptions options)
 void Controller::inspect_stalls() {
   const StallReport report = stall_.check();
   if (!report.stalled.empty()) {
-    options_.warn(format_stall_warning(report.stalled, options_.stall.warning_seconds));
+    options_.warn(format_stall_warning(report.stalled, report.threshold_seconds));
+    if (options_.on_stall) options_.on_stall(report);
   }
   if (report.shutdown) {
     throw TimeoutError(
@@ -115,6 +117,25 @@ void Controller::take_cache_ready(bool all_joined) {
   }
   ready_.clear();
   for (size_t bit : ready_bits_) ready_.push_back(&cache_.use(bit));
+}
+
+void Controller::expire_cached_waits() {
+  if (!options_.stall_check || waiting_.empty()) {
+    cached_waiting_since_.clear();  // steady state: nothing waits, nothing to remember
+    return;
+  }
+  // Names that ran since stay until nothing waits; past this the map is rebuilt.
+  if (cached_waiting_since_.size() > 4 * waiting_.size() + 64) cached_waiting_since_.clear();
+  const Clock::TimePoint now = stall_.now();
+  const auto limit = std::chrono::duration_cast<Clock::Duration>(std::chrono::duration<double>(
+      std::min(options_.stall.warning_seconds, options_.stall.floor_seconds)));
+  for (const Request* r : waiting_) {
+    const auto [it, fresh] = cached_waiting_since_.try_emplace(r->name, now);
+    if (fresh || now - it->second <= limit) continue;
+    const ResponseCache::Found found = cache_.find(*r);
+    if (found.state == ResponseCache::State::kHit) stale_bits_.push_back(found.bit);
+    cached_waiting_since_.erase(it);
+  }
 }
 
 void Controller::copy_ready_out_of_cache() {
@@ -241,7 +262,10 @@ const CycleResult& Controller::run_cycle(const std::vector<const Request*>& fres
   votes_.reset(cache_.span(), cache_.size() > 0 ? kFoldBytes : 0);
   for (size_t bit : vote_.hit_bits) votes_.set_hit(bit);
   for (size_t bit : vote_.invalid_bits) votes_.set_invalid(bit);
-  bool no_uncached = vote_.uncached.empty();
+  // This rank negotiates the stale tensors again once every rank erased their bits.
+  bool no_uncached = vote_.uncached.empty() && stale_bits_.empty();
+  for (size_t bit : stale_bits_) votes_.set_invalid(bit);
+  stale_bits_.clear();
   if (joined_ && vote_as_joined()) no_uncached = false;
   votes_.set_flag(CacheVote::kNoUncached, no_uncached);
   votes_.set_flag(CacheVote::kNoShutdown, !want_shutdown);
@@ -261,6 +285,14 @@ const CycleResult& Controller::run_cycle(const std::vector<const Request*>& fres
   result.folded = nullptr;
   result.folded_data = nullptr;
   take_cache_ready(votes_.flag(CacheVote::kJoined));
+  expire_cached_waits();
+  if (options_.stall_check && channel_.rank() == options_.coordinator && !ready_.empty()) {
+    // The job's pace, from the cached tensors that run every step (StallInspector::record_run).
+    const Clock::TimePoint now = stall_.now();
+    for (const Response* r : ready_) {
+      for (const std::string& name : r->names) stall_.record_run(name, now);
+    }
+  }
   ready_copies_.clear();
   negotiated_.clear();
   if (!votes_.flag(CacheVote::kNoUncached)) {

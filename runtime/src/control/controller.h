@@ -60,6 +60,9 @@ struct ControllerOptions {
   StallConfig stall;
   /// Where stall warnings go; defaults to stderr.
   std::function<void(const std::string&)> warn;
+  /// Also told of each stall warning's tensors (hvdrun's verdict, diag/why_responder.h); on the
+  /// coordinator's cycle thread, so it must not block. Empty: nobody.
+  std::function<void(const StallReport&)> on_stall;
   /// Time source for the stall inspector; null means the steady clock.
   const Clock* clock = nullptr;
 };
@@ -128,6 +131,11 @@ class Controller {
   void add_uncached(const Request& r);
   // Fills ready_ with the cached responses ready on every rank, in bit order.
   void take_cache_ready(bool all_joined);
+  // A cached tensor that some rank never submits waits on its vote bit, where the stall
+  // inspector (fed by negotiation) cannot see it. One that waited past the stall threshold is
+  // voted invalid next cycle (Horovod's InvalidateStalledCachedTensors): negotiated again, the
+  // coordinator names the missing ranks (controller.cc).
+  void expire_cached_waits();
   // Before a negotiation, which may put() over cache slots that ready_ points to.
   void copy_ready_out_of_cache();
   // Fuses ready_ into result.responses, or keeps the last cycle's plan when it was made from
@@ -151,6 +159,8 @@ class Controller {
   SteadyClock steady_clock_;
   StallInspector stall_;                 // used on the coordinator only
   std::vector<const Request*> waiting_;  // cache hits not yet ready on every rank (borrowed)
+  std::unordered_map<std::string, Clock::TimePoint> cached_waiting_since_;  // by name
+  std::vector<size_t> stale_bits_;  // waited too long: voted invalid in the next cycle
   // This rank's requests sent to the coordinator and not answered yet, by name. Cache hits are
   // not kept here: in steady state a tensor costs no copy of its request and no map insert.
   std::unordered_map<std::string, Request> negotiating_;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "control/stall_inspector.h"
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 #include <utility>
@@ -54,6 +55,7 @@ void StallInspector::record_ready(std::string_view tensor, int rank, Clock::Time
     e.first_seen = now;
     e.ready.assign(static_cast<size_t>(world_size_), false);
     it = pending_.emplace(std::string(tensor), std::move(e)).first;
+    observe_period(it->first, now);
   }
   Entry& e = it->second;
   if (!e.ready[static_cast<size_t>(rank)]) {
@@ -67,15 +69,36 @@ void StallInspector::record_done(std::string_view tensor) {
   if (it != pending_.end()) pending_.erase(it);
 }
 
+void StallInspector::observe_period(const std::string& name, Clock::TimePoint now) {
+  if (config_.period_multiple <= 0) return;
+  if (last_first_seen_.size() >= kMaxPeriodNames) last_first_seen_.clear();
+  auto [it, fresh] = last_first_seen_.try_emplace(name, now);
+  if (fresh) return;
+  const double sample = std::chrono::duration<double>(now - it->second).count();
+  it->second = now;
+  // A maximum that decays slowly: one fast step does not make the next slow one a stall.
+  period_s_ = std::max(sample, period_s_ * 0.95);
+  ++period_samples_;
+}
+
+double StallInspector::threshold_seconds() const {
+  const double period = step_period_seconds();
+  if (config_.period_multiple <= 0 || period <= 0) return config_.warning_seconds;
+  return std::min(config_.warning_seconds,
+                  std::max(config_.floor_seconds, config_.period_multiple * period));
+}
+
 StallReport StallInspector::check(Clock::TimePoint now) {
   const Clock::Duration warning = seconds(config_.warning_seconds);
   const Clock::Duration shutdown = seconds(config_.shutdown_seconds);
   StallReport report;
+  report.threshold_seconds = threshold_seconds();
+  const Clock::Duration threshold = seconds(report.threshold_seconds);
   for (auto& [name, e] : pending_) {
     if (e.ready_count == world_size_) continue;  // ready everywhere: about to run, not a stall
     const Clock::Duration waited = now - e.first_seen;
     if (config_.shutdown_seconds > 0 && waited > shutdown) report.shutdown = true;
-    if (waited <= warning) continue;
+    if (waited <= threshold) continue;
     if (e.warned && now - e.last_warned < warning) continue;
     e.warned = true;
     e.last_warned = now;

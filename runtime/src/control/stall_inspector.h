@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/clock.h"
@@ -23,6 +24,11 @@ struct StallConfig {
   double warning_seconds = 60.0;
   /// 0 turns the shutdown off; otherwise must be >= warning_seconds.
   double shutdown_seconds = 0.0;
+  /// The job's own pace (issue 26): once the step period is known (kPeriodSamples samples of
+  /// the time between two submissions of a name), a tensor is stalled after this many periods,
+  /// but never sooner than floor_seconds nor later than warning_seconds. 0: only the fixed time.
+  double period_multiple = 20.0;
+  double floor_seconds = 5.0;
 };
 
 /// One tensor that some ranks submitted and others have not.
@@ -38,6 +44,8 @@ struct StallReport {
   std::vector<StalledTensor> stalled;
   /// True when some tensor has waited longer than shutdown_seconds (never when that is 0).
   bool shutdown = false;
+  /// The wait after which a tensor counted as stalled (threshold_seconds() at the check).
+  double threshold_seconds = 0;
 };
 
 /// Tracks, per tensor name, when the first rank submitted it and which ranks have.
@@ -55,6 +63,9 @@ class StallInspector {
   /// tensor.
   void record_ready(std::string_view tensor, int rank, Clock::TimePoint now);
   Clock::TimePoint now() const { return clock_.now(); }
+  /// A cached tensor (never negotiated, so never record_ready()) ran at `now`: a sample of the
+  /// step period, as a name's first submission is.
+  void record_run(const std::string& tensor, Clock::TimePoint now) { observe_period(tensor, now); }
   /// `tensor` ran (or was dropped): forget it. Unknown names are ignored.
   void record_done(std::string_view tensor);
 
@@ -66,6 +77,11 @@ class StallInspector {
 
   /// Tensors submitted by at least one rank and not yet done.
   size_t pending() const { return pending_.size(); }
+  /// After how long a wait a tensor is stalled now: period_multiple step periods within
+  /// [floor_seconds, warning_seconds] once the period is known, else warning_seconds.
+  double threshold_seconds() const;
+  /// The step period observed so far (a slowly decaying maximum); 0 before kPeriodSamples.
+  double step_period_seconds() const { return period_samples_ >= kPeriodSamples ? period_s_ : 0; }
   const StallConfig& config() const { return config_; }
 
  private:
@@ -77,8 +93,18 @@ class StallInspector {
     std::vector<bool> ready;  // by rank
   };
 
+  // A name's first submission, a step after its last one: one sample of the step period.
+  void observe_period(const std::string& name, Clock::TimePoint now);
+  static constexpr int kPeriodSamples = 3;
+  // Names remembered for the period; past this the memory starts over (names made per step,
+  // Horovod's "allreduce.noname.N", would otherwise grow it without end).
+  static constexpr size_t kMaxPeriodNames = 4096;
+
   int world_size_;
   StallConfig config_;
+  std::unordered_map<std::string, Clock::TimePoint> last_first_seen_;
+  double period_s_ = 0;
+  int period_samples_ = 0;
   const Clock& clock_;
   std::map<std::string, Entry, std::less<>> pending_;  // ordered: reports come sorted by name
 };

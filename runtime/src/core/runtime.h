@@ -96,6 +96,8 @@ class Runtime {
   const std::string& timeline_file_tag() const { return options_.timeline.file_tag; }
   /// Asks every rank to stop, waits for the loop to end, and fails what is still pending.
   void shutdown();
+  /// This rank's queue now, for `hvdrun why` (diag/why_responder.h). Any thread.
+  diag::QueueView queue_view() const { return queue_.view(); }
   /// Who runs the cycles (its counters tell how many each side ran).
   const CycleTurns& turns() const { return *turns_; }
 

@@ -6,6 +6,7 @@
 #include "core/process_set_comms.h"
 #include "core/ring_secret.h"
 #include "core/transport_channel.h"
+#include "core/why_wiring.h"
 #include "hvd/env_keys.h"
 
 namespace hvd::core {
@@ -63,13 +64,17 @@ Instance make_instance(const EnvMap& env) {
   // transports chose from it (the one this rank used to reach hvdrun's store).
   backends::ring::TransportSetup set_setup = setup;
   if (set_setup.address.empty()) set_setup.address = b.store->reachable_address();
+  RuntimeOptions options = runtime_options_from_env(env);
+  WhyWiring why = wire_why(b.world.rank, env, options);
   instance.runtime = std::make_unique<Runtime>(
-      b.world, std::move(channel), std::move(backend), runtime_options_from_env(env),
+      b.world, std::move(channel), std::move(backend), std::move(options),
       gpu_lane_factory(env, control, b.world),
       set_comms_factory(env, b.world, host_backend, kind, secret, set_setup));
   // Every transport is connected (the hierarchical backend's groups included) and the GPU lane
   // gets NCCL's id over the control channel: the store is needed only to keep a library alive.
   if (b.store->holds_session()) instance.store = std::move(b.store);
+  why.runtime->store(instance.runtime.get());
+  instance.why = diag::WhyResponderScope(std::move(why.responder));
   return instance;
 }
 

@@ -7,6 +7,7 @@
 #include "bootstrap/bootstrap_method.h"
 #include "core/runtime.h"
 #include "env/env.h"
+#include "diag/why_responder.h"
 
 namespace hvd::core {
 
@@ -27,6 +28,8 @@ GpuLaneFactory gpu_lane_factory(const EnvMap& env, control::Channel& channel,
 struct Instance {
   std::unique_ptr<bootstrap::KvStore> store;
   std::unique_ptr<Runtime> runtime;
+  // Declared last, so destroyed first: it reads the runtime (hvdrun why).
+  diag::WhyResponderScope why;
 };
 
 /// Collective: every rank calls it once. Throws hvd::Error subclasses.

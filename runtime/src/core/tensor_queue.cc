@@ -119,6 +119,7 @@ bool TensorQueue::insert_locked(TensorEntry& entry) {
       spare_nodes_.push_back(std::move(put.node));
       return false;
     }
+    stamp_locked(put.position->second);
     fresh_.push_back(FreshRequest{put.position->second.process_set, &put.position->second.request});
     return true;
   }
@@ -129,6 +130,7 @@ bool TensorQueue::insert_locked(TensorEntry& entry) {
       entries_.try_emplace(Key{entry.process_set, entry.request.name}, std::move(entry));
   if (!inserted) return false;
   it->first.name = it->second.request.name;
+  stamp_locked(it->second);
   fresh_.push_back(FreshRequest{it->second.process_set, &it->second.request});
   return true;
 }
@@ -180,6 +182,7 @@ void TensorQueue::take(int process_set, const std::vector<std::string>& names,
     out.push_back(std::move(node.mapped()));
     spare_nodes_.push_back(std::move(node));
   }
+  if (!names.empty()) note_taken_locked(out.back(), names.size());
 }
 
 std::optional<TensorEntry> TensorQueue::take_if_queued(int process_set, const std::string& name) {

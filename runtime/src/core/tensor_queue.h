@@ -20,6 +20,7 @@
 #include "common/buffer.h"
 #include "control/message.h"
 #include "core/cycle_turns.h"
+#include "diag/rank_snapshot.h"
 #include "hvd/status.h"
 
 namespace hvd::core {
@@ -74,6 +75,9 @@ struct TensorEntry {
   BufferView input;
   BufferView output;  // allreduce/broadcast/reducescatter/alltoall: the caller's; may equal input
   std::shared_ptr<HandleState> handle;
+  // Set by the queue when it takes the entry in, for diagnostics (TensorQueue::view()).
+  uint64_t seq = 0;
+  std::chrono::steady_clock::time_point queued_at{};
 };
 
 // A queued entry begins with its request, so that the request the controller borrows
@@ -139,6 +143,8 @@ class TensorQueue {
   /// it are the caller's to refuse.
   void fail_set(int process_set, const Status& status);
   size_t size() const;
+  /// What is queued now and what ran last, for `hvdrun why` (diag/rank_snapshot.h). Any thread.
+  diag::QueueView view() const;
 
  private:
   // add_group() with mutex_ held: checks and queues, or returns the error.
@@ -146,6 +152,10 @@ class TensorQueue {
   // With mutex_ held: queues `entry` (moved from) and returns true, or returns false and leaves
   // it as it was when its name is in flight in its set.
   bool insert_locked(TensorEntry& entry);
+  // With mutex_ held, for view(): numbers a newly queued entry and notes when; notes the
+  // last of `count` entries taken to run (tensor_queue_view.cc).
+  void stamp_locked(TensorEntry& entry);
+  void note_taken_locked(const TensorEntry& last, size_t count);
   // After the lock is released: ends the loop's wait_for_fresh() when `wake`.
   void notify_fresh(bool wake) {
     if (wake) fresh_cv_.notify_one();
@@ -181,6 +191,12 @@ class TensorQueue {
   std::vector<Entries::node_type> spare_nodes_;
   std::vector<FreshRequest> fresh_;
   Status closed_;  // not ok once fail_all() ran
+  // Diagnostics (view()), under mutex_: counts, and the latest entry taken to run.
+  uint64_t submitted_ = 0;
+  uint64_t taken_count_ = 0;
+  std::chrono::steady_clock::time_point last_change_ = std::chrono::steady_clock::now();
+  std::optional<diag::OpRecord> last_taken_;
+  std::chrono::steady_clock::time_point last_taken_at_{};
 };
 
 }  // namespace hvd::core

@@ -244,6 +244,30 @@ TEST_CASE("controller: a tensor only some ranks submit is reported with the miss
   CHECK(failures[0].find("stall check") != std::string::npos);
 }
 
+TEST_CASE("controller: a cached tensor that one rank stops submitting is reported too") {
+  // Cached tensors run on the bit vote and never reach the stall inspector; one that waits
+  // past the stall floor is voted invalid, negotiated again, and then reported.
+  FakeChannelHub hub(3);
+  hvd::FakeClock clock;
+  std::vector<std::string> warnings;  // written by the coordinator's thread only
+  control::ControllerOptions options;
+  options.clock = &clock;
+  options.stall.warning_seconds = 60;
+  options.warn = [&warnings](const std::string& line) { warnings.push_back(line); };
+  spawn(3, hub, options, [&](int rank, QueuedController& c) {
+    REQUIRE(c.run_cycle({request(rank, "grad")}, false).responses.size() == 1);  // now cached
+    std::vector<control::Request> fresh;
+    if (rank != 1) fresh.push_back(request(rank, "grad"));  // rank 1 skips it this step
+    CHECK(c.run_cycle(fresh, false).responses.empty());
+    if (rank == 0) clock.advance(std::chrono::seconds(6));  // past the 5 s floor
+    for (int i = 0; i < 3; ++i) CHECK(c.run_cycle({}, false).responses.empty());
+    if (rank == 0) clock.advance(std::chrono::seconds(61));
+    c.run_cycle({}, false);
+  });
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("[missing ranks: 1] tensor: grad") != std::string::npos);
+}
+
 namespace {
 
 // Rank 0 of 2 whose peer's gathered bytes are whatever the test says; the peer otherwise

@@ -200,3 +200,53 @@ TEST_CASE("stall inspector: a check with nothing pending reads no clock, a given
   CHECK(inspector.check().stalled.empty());
   CHECK(clock.reads == 1);
 }
+
+namespace {
+
+// `steps` steps of one tensor that every rank submits, `period` apart.
+void steady_steps(StallInspector& inspector, FakeClock& clock, int ranks, int steps,
+                  std::chrono::milliseconds period) {
+  for (int s = 0; s < steps; ++s) {
+    for (int r = 0; r < ranks; ++r) inspector.record_ready("grad", r);
+    inspector.record_done("grad");
+    clock.advance(period);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("stall inspector: at a known pace a missing rank is a stall after the floor, not a minute") {
+  FakeClock clock;
+  StallInspector inspector(4, StallConfig{}, clock);
+  CHECK(inspector.threshold_seconds() == 60.0);  // no pace yet: Horovod's fixed time
+  steady_steps(inspector, clock, 4, 5, std::chrono::milliseconds(100));
+  CHECK(inspector.step_period_seconds() == doctest::Approx(0.1));
+  CHECK(inspector.threshold_seconds() == 5.0);  // 20 periods is 2 s: the floor holds
+  for (int r : {0, 2, 3}) inspector.record_ready("grad", r);  // rank 1 stopped
+  clock.advance(std::chrono::milliseconds(4900));
+  CHECK(inspector.check().stalled.empty());
+  clock.advance(std::chrono::milliseconds(200));
+  const StallReport report = inspector.check();
+  REQUIRE(report.stalled.size() == 1);
+  CHECK(report.stalled[0].missing_ranks == std::vector<int>{1});
+  CHECK(report.threshold_seconds == 5.0);
+}
+
+TEST_CASE("stall inspector: a step ten times slower than the pace is not a stall") {
+  FakeClock clock;
+  StallInspector inspector(2, StallConfig{}, clock);
+  steady_steps(inspector, clock, 2, 5, std::chrono::milliseconds(1000));
+  CHECK(inspector.threshold_seconds() == 20.0);
+  inspector.record_ready("grad", 0);
+  clock.advance(seconds(10));  // rank 1 is ten steps' time late
+  CHECK(inspector.check().stalled.empty());
+  clock.advance(seconds(11));
+  CHECK(names(inspector.check()) == std::vector<std::string>{"grad"});
+  SUBCASE("period_multiple 0 keeps only the fixed time") {
+    StallConfig fixed;
+    fixed.period_multiple = 0;
+    StallInspector plain(2, fixed, clock);
+    steady_steps(plain, clock, 2, 5, std::chrono::milliseconds(1000));
+    CHECK(plain.threshold_seconds() == 60.0);
+  }
+}

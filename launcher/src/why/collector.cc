@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "why/collector.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <optional>
+#include <thread>
+
+#include "files/owned_file.h"
+#include "hvd/error.h"
+#include "hvd/why_protocol.h"
+#include "net/socket.h"
+#include "store/kv_client.h"
+
+namespace hvd::launcher::why {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::chrono::milliseconds kPollInterval{50};
+constexpr std::chrono::milliseconds kConnectTimeout{2000};
+
+// The Python dump a rank without libhvd left in the job's folder; emptied once read, as the
+// ranks' responders do (runtime/src/diag/python_dump.h).
+std::string take_dump(const std::string& why_dir, int rank) {
+  if (why_dir.empty()) return {};
+  const std::string path = why_dir + "/" + hvd::why::kPythonDumpPrefix + std::to_string(rank);
+  std::string text;
+  try {
+    text = files::read_owned_file(path, size_t{256} << 10);
+  } catch (const Error&) {
+    return {};
+  }
+  net::Fd fd(open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (fd.valid()) (void)ftruncate(fd.get(), 0);
+  return text;
+}
+
+class Round {
+ public:
+  Round(const std::vector<CollectTarget>& targets, const CollectOptions& o)
+      : targets_(targets), options_(o), reports_(targets.size()), done_(targets.size(), false) {
+    for (size_t i = 0; i < targets.size(); ++i) {
+      reports_[i].rank = targets[i].rank;
+      reports_[i].pid = targets[i].pid;
+    }
+  }
+
+  std::vector<RankReport> run() {
+    std::optional<store::KvClient> client = connect();
+    guarded(client, [&] {
+      for (const CollectTarget& t : targets_) client->del(hvd::why::why_rank_key(t.rank));
+    });
+    for (const CollectTarget& t : targets_) {
+      if (t.pid > 0) kill(t.pid, hvd::why::kWhySignal);
+    }
+    const Clock::time_point deadline = Clock::now() + options_.timeout;
+    while (!all_done() && Clock::now() < deadline) {
+      guarded(client, [&] { read_answers(*client); });
+      note_stopped();
+      if (!all_done()) std::this_thread::sleep_for(kPollInterval);
+    }
+    for (size_t i = 0; i < targets_.size(); ++i) {
+      if (done_[i]) continue;
+      reports_[i].python_stack = take_dump(options_.why_dir, targets_[i].rank);
+      locate(reports_[i]);
+    }
+    return std::move(reports_);
+  }
+
+ private:
+  std::optional<store::KvClient> connect() const {
+    if (options_.store_host.empty() || !options_.secret) return std::nullopt;
+    try {
+      return store::KvClient(options_.store_host, options_.store_port, *options_.secret,
+                             kConnectTimeout);
+    } catch (const Error&) {
+      return std::nullopt;  // the store is gone with the job: /proc still tells something
+    }
+  }
+
+  // Runs `step` with the store's client; a store that fails is dropped (the job is ending).
+  template <typename Step>
+  static void guarded(std::optional<store::KvClient>& client, Step step) {
+    if (!client) return;
+    try {
+      step();
+    } catch (const Error&) {
+      client.reset();
+    }
+  }
+
+  bool all_done() const {
+    for (bool d : done_) {
+      if (!d) return false;
+    }
+    return true;
+  }
+
+  void read_answers(store::KvClient& client) {
+    for (size_t i = 0; i < targets_.size(); ++i) {
+      if (done_[i]) continue;
+      const std::optional<std::string> answer = client.try_get(hvd::why::why_rank_key(targets_[i].rank));
+      if (!answer) continue;
+      done_[i] = true;
+      try {
+        reports_[i] = parse_rank_answer(targets_[i].rank, *answer);
+      } catch (const Error&) {
+        reports_[i].condition = RankCondition::kSilent;  // nonsense from a rank: no state
+      }
+    }
+  }
+
+  void note_stopped() {
+    for (size_t i = 0; i < targets_.size(); ++i) {
+      if (done_[i] || targets_[i].pid <= 0) continue;
+      const RankCondition c = process_condition(targets_[i].pid);
+      if (c == RankCondition::kStopped || c == RankCondition::kGone) {
+        reports_[i].condition = c;
+        done_[i] = true;
+      }
+    }
+  }
+
+  const std::vector<CollectTarget>& targets_;
+  const CollectOptions& options_;
+  std::vector<RankReport> reports_;
+  std::vector<bool> done_;
+};
+
+}  // namespace
+
+RankCondition process_condition(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return RankCondition::kGone;
+  // "pid (comm) S ...": the state follows the last ')' (comm may hold anything).
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos || close + 2 >= text.size()) return RankCondition::kSilent;
+  const char state = text[close + 2];
+  if (state == 'T' || state == 't') return RankCondition::kStopped;
+  if (state == 'Z' || state == 'X') return RankCondition::kGone;
+  return RankCondition::kSilent;
+}
+
+std::vector<RankReport> collect(const std::vector<CollectTarget>& targets, const CollectOptions& o) {
+  return Round(targets, o).run();
+}
+
+}  // namespace hvd::launcher::why

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// JobDir: a private folder per running hvdrun, through which `hvdrun why` in another shell of
+// the same user finds the job and reads its verdict, and where the ranks' Python stack dumps
+// land (HVD_WHY_DIR). Nothing listens: `hvdrun why` sends SIGQUIT to the hvdrun named there
+// (the kernel lets only the same user signal it) and reads the verdict file hvdrun writes.
+//
+// Safe on a shared machine: the folders live in $XDG_RUNTIME_DIR/hvdrun or else
+// /tmp/hvdrun-<uid>, which must be a real folder (not a symlink) of this user with mode 0700;
+// each job's folder is made by mkdtemp inside it. A job folder names its hvdrun by pid and the
+// process's start time, so a reused pid is never signalled.
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace hvd::launcher::why {
+
+/// The per-user folder of running jobs, created 0700 when missing. Throws ConfigError when it
+/// is a symlink, not a folder, another user's, or open to others.
+std::string jobs_folder();
+
+class JobDir {
+ public:
+  /// Makes this hvdrun's folder and its job.json (pid, start time, command). Throws
+  /// ConfigError as jobs_folder().
+  static JobDir create(const std::vector<std::string>& command);
+  JobDir(JobDir&& other) noexcept;
+  JobDir& operator=(JobDir&&) = delete;
+  JobDir(const JobDir&) = delete;
+  /// Removes the folder and what hvdrun and the ranks wrote in it.
+  ~JobDir();
+  const std::string& path() const { return path_; }
+  /// The verdict's JSON, atomically, where `hvdrun why` reads it.
+  void write_verdict(const std::string& json) const;
+
+ private:
+  explicit JobDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+/// A job found by `hvdrun why`.
+struct RunningJob {
+  std::string folder;
+  pid_t pid = 0;
+  std::string command;
+};
+
+/// This user's hvdrun jobs whose process still runs (same pid and start time).
+std::vector<RunningJob> running_jobs();
+
+/// The name of the verdict file in a job folder.
+inline constexpr const char* kVerdictFile = "why.json";
+
+}  // namespace hvd::launcher::why
