@@ -12,6 +12,7 @@
 #include "config/data_dirs.h"
 #include "config/host_spec.h"
 #include "config/launch_config.h"
+#include "config/torchrun_shape.h"
 #include "hvd/error.h"
 #include "net/socket.h"
 #include "plan/local_plan.h"
@@ -126,15 +127,17 @@ LaunchPlan slurm_plan(const config::RunOptions& opts, const EnvMap& env) {
 
 }  // namespace
 
-LaunchPlan make_plan(const config::RunOptions& opts, const EnvMap& env) {
+LaunchPlan make_plan(const config::RunOptions& given, const EnvMap& env) {
   const bool in_job = slurm::in_allocation(env);
+  const bool to_slurm = given.launcher == "slurm" || (given.launcher == "auto" && in_job);
+  const config::RunOptions opts = config::apply_torchrun_shape(given, to_slurm);
   if (opts.launcher == "slurm" && !in_job) {
     throw SchedulerError(
         "--launcher slurm: not inside a Slurm job (SLURM_JOB_ID is not set); "
         "start hvdrun from salloc or a batch script, or use hvdrun sbatch");
   }
   LaunchPlan plan;
-  if (opts.launcher == "slurm" || (opts.launcher == "auto" && in_job)) {
+  if (to_slurm) {
     plan = slurm_plan(opts, env);
   } else if (opts.mpi) {
     plan = mpirun_plan(opts, env);

@@ -10,6 +10,7 @@
 #include "profile/profile_guards.h"
 #include "slurm/allocation.h"
 #include "slurm/node_address.h"
+#include "slurm/step_per_node.h"
 #include "slurm/store_address.h"
 
 namespace hvd::launcher::plan {
@@ -95,7 +96,10 @@ LaunchPlan build_slurm_plan(const config::RunOptions& opts, const config::Settin
 
   profile::SiteProfile profile = facts.profile;
   const slurm::Allocation& alloc = facts.alloc;
-  const slurm::StepShape shape = slurm::plan_step(alloc, profile, opts.num_proc.value_or(0));
+  const slurm::StepShape shape =
+      opts.nproc_per_node
+          ? slurm::plan_step_per_node(alloc, opts.nnodes.value_or(0), *opts.nproc_per_node)
+          : slurm::plan_step(alloc, profile, opts.num_proc.value_or(0));
   plan.size = shape.ntasks;
   plan.slurm = SlurmStep{profile.name, profile.sources, alloc.job_id, alloc.nodes, shape};
 

@@ -3,7 +3,9 @@
 
 #include <sstream>
 
+#include "hvd/env_keys.h"
 #include "plan/rank_env.h"
+#include "plan/rank_error_file.h"
 #include "slurm/srun_command.h"
 
 namespace hvd::launcher::plan {
@@ -64,7 +66,12 @@ EnvMap task_env(const slurm::StepTask& t, const TaskEnvOptions& o, const EnvMap&
                              : slot;
     gpu.value = gpus[index];
   }
-  return rank_env(id, run, cpus, gpu, inherited);
+  EnvMap out = rank_env(id, run, cpus, gpu, inherited);
+  // Instead of the user's TORCHELASTIC_ERROR_FILE, which is hvdrun's (exec/torchelastic_errors.h).
+  if (std::string file = task_error_file(inherited, t.rank); !file.empty()) {
+    out[env::kTorchElasticErrorFile] = std::move(file);
+  }
+  return out;
 }
 
 }  // namespace hvd::launcher::plan
