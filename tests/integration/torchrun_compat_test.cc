@@ -101,7 +101,7 @@ TEST_CASE("a Slurm task's environment is what Lightning's SLURMEnvironment and A
     const ProcessResult r =
         run(hvdrun({"exec-rank", "--master-addr", "127.0.0.1", "--master-port", "29500", "--",
                     kPython,
-                    std::string(HVD_SOURCE_DIR) + "/tests/frameworks/cluster_env_check.py", "4",
+                    std::string(HVD_TEST_DATA_DIR) + "/../frameworks/cluster_env_check.py", "4",
                     "2"}),
             srun_task_env(rank));
     CHECK_MESSAGE(r.exit_code == 0, r.out, r.err);

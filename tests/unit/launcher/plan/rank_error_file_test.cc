@@ -25,7 +25,9 @@ TEST_CASE("rank_error_file: local ranks get their own file, renamed on each rest
   c.bind_to = binding::BindPolicy::kNone;
   plan::Endpoints ep;
   ep.run_id = "run-1";
-  plan::MachineFacts facts{"box", {}, {}, {{"TORCHELASTIC_ERROR_FILE", "/w/error.json"}}, {}};
+  binding::CpuTopology cores;
+  for (int i = 0; i < 2; ++i) cores.cores.push_back({i, {i}, 0});
+  plan::MachineFacts facts{"box", cores, {}, {{"TORCHELASTIC_ERROR_FILE", "/w/error.json"}}, {}};
   plan::LaunchPlan p = plan::build_local_plan(c, facts, ep, "/bin/prog");
   SUBCASE("without hvdrun's folder the user's variable is left as it is") {
     plan::begin_attempt(p, 0);
