@@ -14,7 +14,9 @@ using namespace hvd::test;
 namespace {
 
 std::vector<std::string> horovodrun(std::vector<std::string> args) {
-  args.insert(args.begin(), (std::filesystem::path(HVDRUN_EXE).parent_path() / "horovodrun").string());
+  const std::filesystem::path link =
+      std::filesystem::path(HVDRUN_EXE).parent_path() / "horovodrun";
+  args.insert(args.begin(), link.string());
   return args;
 }
 
@@ -39,12 +41,14 @@ TEST_CASE("horovodrun --check-build prints Horovod 0.28.1's text") {
   CHECK(lines[11] == "Available Tensor Operations:");
   CHECK(lines[16] == "    [X] Gloo    ");
   // hvdrun itself keeps its own layout.
-  CHECK(split_lines(run(hvdrun({"--check-build"})).out)[0] == std::string("hvdrun v") + HVD_VERSION + ":");
+  CHECK(split_lines(run(hvdrun({"--check-build"})).out)[0] ==
+        std::string("hvdrun v") + HVD_VERSION + ":");
 }
 
 TEST_CASE("horovodrun -np 2 -H localhost:2 prog: a horovodrun line runs unchanged") {
   const ProcessResult r = run(horovodrun(
-      {"-np", "2", "-H", "localhost:2", "/bin/sh", "-c", "echo rank=$HOROVOD_RANK pp=$PYTHONPATH"}));
+      {"-np", "2", "-H", "localhost:2", "/bin/sh", "-c",
+       "echo rank=$HOROVOD_RANK pp=$PYTHONPATH"}));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.find("[0]<stdout>:rank=0") != std::string::npos);
   CHECK(r.out.find("[1]<stdout>:rank=1") != std::string::npos);

@@ -48,9 +48,9 @@ std::vector<std::string> child_env(const EnvMap& env, const EnvMap& overlay,
 
 // srun's "5" as a rank number; -1 for a list or range of tasks ("0-4,6").
 int single_task(const std::string& tasks) {
-  if (tasks.empty() || tasks.size() > 9 || tasks.find_first_not_of("0123456789") != std::string::npos) {
-    return -1;
-  }
+  const bool one_number = !tasks.empty() && tasks.size() <= 9 &&
+                          tasks.find_first_not_of("0123456789") == std::string::npos;
+  if (!one_number) return -1;
   return std::stoi(tasks);
 }
 

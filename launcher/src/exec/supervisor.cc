@@ -279,7 +279,8 @@ void Supervisor::on_exit(int rank, int status) {
   Failure failure{rank, code, who, r.child.output_rank, str_cat(r.child.name, " ", how)};
   if (r.child.explain_failure) {
     if (const auto explained = r.child.explain_failure()) {
-      failure = Failure{rank, explained->exit_code, explained->who, explained->rank, explained->how};
+      failure = Failure{rank, explained->exit_code, explained->who, explained->rank,
+                        explained->how};
       how = str_cat(how, "; first failure: ", explained->how);
     }
   }

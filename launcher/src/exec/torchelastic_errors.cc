@@ -68,7 +68,8 @@ TorchelasticErrors::TorchelasticErrors(const EnvMap& env, plan::Mode mode) {
   std::string tmpl = parent_folder(user_file_) + "/.hvdrun-errors-XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) {
     throw ConfigError(str_cat(env::kTorchElasticErrorFile, "=", user_file_,
-                              ": cannot make hvdrun's folder for the ranks' error files beside it (",
+                              ": cannot make hvdrun's folder for the ranks' error files "
+                              "beside it (",
                               std::strerror(errno),
                               "); point it at a file in a folder you can write"));
   }
