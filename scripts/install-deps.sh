@@ -27,6 +27,7 @@ packages=(
   libopenblas-dev zlib1g-dev                        # hvd-train: host BLAS, gzip IDX files
   dataset-fashion-mnist                             # hvd-train's real data (tests/trainer)
   lmod man-db bash-completion                       # tests/install: module file, man page, completion
+  python3-venv python3-pip python3-setuptools python3-wheel  # tests/install: pip install hvdrun.torch
 )
 
 missing=()

@@ -12,6 +12,7 @@
 #include "cli/argv_compat.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/horovodrun_name.h"
 #include "cli/parse_error_text.h"
 #include "cli/run_cmd.h"
 #include "exec/fd_limit.h"
@@ -24,6 +25,9 @@ int main(int argc, char** argv) {
   CLI::App app{"", "hvdrun"};
   cli::Commands commands;
   cli::register_commands(app, commands);
+  // bin/horovodrun (a link to hvdrun) implies --horovod-compat; the flag's callback only ever
+  // sets it, so giving it again changes nothing.
+  if (argc > 0 && cli::started_as_horovodrun(argv[0])) commands.run.horovod_compat = true;
   // horovodrun's -np, -cb and -hostfile, before CLI11 reads them as bundles of short flags.
   // `hvdrun preflight -np 2` too: its options join the run command's.
   std::set<std::string> takes_value = cli::options_taking_value(app);

@@ -13,12 +13,13 @@ mv "$work/first" "$work/moved"
 p="$work/moved"
 
 fail() { echo "t0500: $*" >&2; exit 1; }
-for f in bin/hvdrun bin/hvd-bench bin/hvd-whoami bin/hvd-preflight \
+for f in bin/hvdrun bin/horovodrun bin/hvd-bench bin/hvd-whoami bin/hvd-preflight \
          lib/libhvd.so include/hvd/hvd.h include/hvd/hvd_c.h include/hvd/build_config.h \
          lib/cmake/hvd/hvdConfig.cmake lib/cmake/hvd/hvdTargets.cmake \
          share/hvdrun/configs/defaults.yaml share/hvdrun/site-profiles/local.yaml \
          share/hvdrun/templates/sbatch share/man/man1/hvdrun.1 \
-         share/bash-completion/completions/hvdrun share/modulefiles/hvdrun; do
+         share/bash-completion/completions/hvdrun share/modulefiles/hvdrun \
+         share/hvdrun/python/setup.py share/hvdrun/python/horovod-compat/setup.py; do
   [ -e "$p/$f" ] || fail "missing from the install: $f"
 done
 # hvd-train and hvdrun.torch only where they were built.
@@ -29,6 +30,7 @@ if compgen -G "$build/lib/hvdrun/python/hvdrun/torch/_hvd_torch*.so" >/dev/null;
   compgen -G "$p/lib/hvdrun/python/hvdrun/torch/_hvd_torch*.so" >/dev/null ||
     fail "missing: hvdrun.torch's extension under lib/hvdrun/python"
 fi
+[ "$(readlink "$p/bin/horovodrun")" = hvdrun ] || fail "bin/horovodrun is not a link to hvdrun"
 test_profiles=$(find "$p" -name 'hvdtest*')
 [ -z "$test_profiles" ] || fail "a test profile was installed: $test_profiles"
 # Nothing may point back into the build tree or the first prefix.

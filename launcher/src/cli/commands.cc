@@ -127,7 +127,9 @@ int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
     return run_why(c.why, std::cout);
   }
   c.run.command = take_command(app.remaining(), app);
-  if (c.run.check_build) return run_check_build(c.run.json, env);
+  if (c.run.check_build) {
+    return run_check_build(c.run.json, c.run.horovod_compat.value_or(false), env);
+  }
   return run_command(c.run, env);
 }
 

@@ -52,6 +52,14 @@ void register_tunables(CLI::App& app, config::RunOptions& o) {
 
 void register_run_options(CLI::App& app, config::RunOptions& o) {
   app.add_option("-n,--num-proc", o.num_proc, "Number of ranks to start (horovodrun's -np)");
+  app.add_option("--nproc-per-node,--nproc_per_node", o.nproc_per_node,
+                 "Ranks per node, torchrun's way: on this machine the same as -np; in Slurm, "
+                 "this many on each node (of --nnodes, default all the job's)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--nnodes", o.nnodes,
+                 "With --nproc-per-node in Slurm: the job's first M nodes (torchrun's name; a "
+                 "MIN:MAX range is not supported)")
+      ->check(CLI::PositiveNumber);
   app.add_option("-H,--hosts", o.hosts, "Hosts and slots, e.g. localhost:4 (this machine only)");
   app.add_option("--hostfile", o.hostfile, "File with 'host slots=N' lines (this machine only)");
   app.add_option("--config-file", o.config_file, "YAML file with horovodrun's sections");
@@ -61,7 +69,7 @@ void register_run_options(CLI::App& app, config::RunOptions& o) {
              "Prefix lines with [rank]<stdout>: (default on)");
   app.add_option("--kill-grace-seconds", o.kill_grace_seconds,
                  "After a failure, SIGKILL ranks still running this long after SIGTERM (10)");
-  app.add_option("--max-restarts", o.max_restarts,
+  app.add_option("--max-restarts,--max_restarts", o.max_restarts,
                  "After a rank fails, stop all and start them again, at most N times (0)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--idle-timeout", o.idle_timeout_seconds,

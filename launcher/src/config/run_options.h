@@ -17,6 +17,10 @@ inline constexpr int kMaxRanks = 1 << 17;
 
 struct RunOptions {
   std::optional<int> num_proc;
+  // torchrun's spelling of the job's shape (config/torchrun_shape.h): ranks per node, and
+  // inside Slurm the number of nodes.
+  std::optional<int> nproc_per_node;
+  std::optional<int> nnodes;
   std::string hosts;  // -H
   std::string hostfile;
   std::string config_file;

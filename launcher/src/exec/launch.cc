@@ -18,6 +18,7 @@
 #include "exec/supervisor.h"
 #include "exec/timeline_finish.h"
 #include "exec/why_service.h"
+#include "exec/torchelastic_errors.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "plan/make_plan.h"
@@ -55,6 +56,14 @@ std::vector<std::string> child_env(const EnvMap& env, const EnvMap& overlay,
   // own stall shutdown would end the ranks first, with nothing said about where they were.
   if (job.enforces_stall_shutdown) full[env::kStallShutdownTime] = "0";
   return flatten(full);
+}
+
+// srun's "5" as a rank number; -1 for a list or range of tasks ("0-4,6").
+int single_task(const std::string& tasks) {
+  const bool one_number = !tasks.empty() && tasks.size() <= 9 &&
+                          tasks.find_first_not_of("0123456789") == std::string::npos;
+  if (!one_number) return -1;
+  return std::stoi(tasks);
 }
 
 // A port the plan gave the ranks (MASTER_PORT, TF_CONFIG's) was free when it was picked and
@@ -133,7 +142,8 @@ RunOutcome run_attempt(plan::LaunchPlan& plan, const EnvMap& env, Guard& guard,
         const auto& f = report.first_failure();
         if (!f) return std::nullopt;
         return Child::Explained{f->exit_code, str_cat("rank ", f->tasks),
-                                str_cat("rank ", f->tasks, " on ", f->node, " ", f->how)};
+                                str_cat("rank ", f->tasks, " on ", f->node, " ", f->how),
+                                single_task(f->tasks)};
       };
     }
     children.push_back(std::move(starter));
@@ -178,6 +188,8 @@ int launch(plan::LaunchPlan plan, const EnvMap& env) {
     require_fds_for_ranks(plan.size, plan.output_dir.empty() ? 4 : 6);
   }
   require_timeline_folder(plan.settings.tunables);
+  const TorchelasticErrors errors(env, plan.mode);
+  plan.rank_error_dir = errors.rank_dir();
   block_forwarded_signals();  // before the store's thread starts: it inherits the mask
   Guard guard = Guard::start();  // before any thread, too (exec/guard.h)
   // One router for all attempts: each rank keeps one stream (and one log file) across restarts.
@@ -187,7 +199,8 @@ int launch(plan::LaunchPlan plan, const EnvMap& env) {
   const std::optional<why::JobDir> job_dir = make_job_dir(plan);
   RunOutcome outcome;
   std::optional<PreemptionHandler> preemption;
-  for (int restart = 0;; ++restart) {
+  int restart = 0;
+  for (;; ++restart) {
     // The plan stays one value; each attempt runs a copy with its own run id and store.
     plan::LaunchPlan attempt = plan;
     plan::begin_attempt(attempt, restart);
@@ -200,6 +213,7 @@ int launch(plan::LaunchPlan plan, const EnvMap& env) {
     router.mark_restart(restart_message(outcome, restart + 1, max_restarts));
   }
   router.finish(kFinalFlush);
+  errors.finish(outcome, restart);
   guard.finish();
   finish_timeline(plan.settings.tunables, plan.size, plan.timeline_tag);
   // Requeues after a preemption notice (exec/requeue.h); never after a restartable failure,

@@ -82,6 +82,8 @@ RunOutcome Supervisor::run() {
   if (failure_) {
     outcome.exit_code = failure_->exit_code;
     outcome.failed = failure_->who;
+    outcome.failed_rank = failure_->failed_rank;
+    outcome.failure = failure_->how;
   } else if (interrupted_by_ != 0) {
     outcome.exit_code = 128 + interrupted_by_;
   }
@@ -101,7 +103,9 @@ void Supervisor::spawn_all() {
     if (err != 0 && !failure_) {
       say(router_, str_cat(ranks_[i].child.name, ": cannot execute '",
                            ranks_[i].child.request.program, "': ", std::strerror(err)));
-      failure_ = Failure{static_cast<int>(i), 127, ranks_[i].child.name};
+      failure_ = Failure{static_cast<int>(i), 127, ranks_[i].child.name,
+                         ranks_[i].child.output_rank,
+                         str_cat(ranks_[i].child.name, " could not execute its program")};
     }
   }
   if (failure_) stop_all(SIGTERM, "");
@@ -315,14 +319,15 @@ void Supervisor::on_exit(int rank, int status) {
   }
   std::string who =
       r.child.output_rank >= 0 ? str_cat("rank ", r.child.output_rank) : r.child.name;
+  Failure failure{rank, code, who, r.child.output_rank, str_cat(r.child.name, " ", how)};
   if (r.child.explain_failure) {
     if (const auto explained = r.child.explain_failure()) {
-      code = explained->exit_code;
-      who = explained->who;
+      failure = Failure{rank, explained->exit_code, explained->who, explained->rank,
+                        explained->how};
       how = str_cat(how, "; first failure: ", explained->how);
     }
   }
-  failure_ = Failure{rank, code, who};
+  failure_ = failure;
   const int others = live_ranks();
   say(router_, str_cat(r.child.name, " (pid ", r.process.pid, ") ", how,
                        others > 0 ? str_cat("; stopping the other ", others, " rank(s)") : ""));

@@ -54,6 +54,7 @@ struct Child {
     int exit_code;
     std::string who;  // "rank 5"
     std::string how;  // "rank 5 on node2 exited with code 3"
+    int rank = -1;    // 5; -1 when srun named several tasks at once
   };
   std::function<std::optional<Explained>()> explain_failure;
 };
@@ -109,6 +110,8 @@ class Supervisor {
     int rank;
     int exit_code;
     std::string who;
+    int failed_rank = -1;  // the job's rank number, when known
+    std::string how;       // "rank 1 on host exited with code 3"
   };
   struct PipeOwner {
     int rank;

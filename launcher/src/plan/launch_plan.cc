@@ -10,6 +10,7 @@
 #include "hvd/env_keys.h"
 #include "hvd/str_cat.h"
 #include "plan/rank_env.h"
+#include "plan/rank_error_file.h"
 #include "proc/checkpoint_file.h"
 
 namespace hvd::launcher::plan {
@@ -62,6 +63,10 @@ void begin_attempt(LaunchPlan& plan, int restart) {
   EnvMap attempt = {{env::kRestartCount, std::to_string(restart)},
                     {env::kMaxRestarts, std::to_string(plan.settings.launcher.max_restarts)}};
   if (!plan.timeline_tag.empty()) attempt[env::kTimelineTag] = plan.timeline_tag;
+  // Each srun task names its own file from these (plan::task_error_file).
+  if (!plan.rank_error_dir.empty() && plan.mode == Mode::kSlurm) {
+    attempt[env::kRankErrorDir] = plan.rank_error_dir;
+  }
   if (plan.starter) {
     // srun passes them on to every task (exec-rank keeps its environment); mpirun exports them
     // by name (plan/mpirun_plan.cc). The starter's run id is attach_store()'s.
@@ -77,6 +82,9 @@ void begin_attempt(LaunchPlan& plan, int restart) {
   files.checkpoint_file = proc::checkpoint_file_path(plan.endpoints.run_id);
   for (RankPlan& r : plan.ranks) {
     for (const auto& [key, value] : attempt) r.env[key] = value;
+    if (!plan.rank_error_dir.empty()) {
+      files.error_file = rank_error_file(plan.rank_error_dir, restart, r.rank);
+    }
     put_extras(files, {}, r.env);
   }
 }

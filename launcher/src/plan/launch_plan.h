@@ -96,6 +96,9 @@ struct LaunchPlan {
   // HVD_TIMELINE_TAG, drawn once per job when there is a timeline (make_plan): part of the rank
   // files' names, so that another user cannot make one first (timeline/timeline_merge.h).
   std::string timeline_tag;
+  // hvdrun's folder for the ranks' own TORCHELASTIC_ERROR_FILEs (plan/rank_error_file.h), set by
+  // exec::launch when the user set the variable; empty: the ranks' variable is left alone.
+  std::string rank_error_dir;
 };
 
 /// The fields every plan takes from its request alike: mode, host, program, command, size,

@@ -3,6 +3,7 @@
 
 #include "config/host_spec.h"
 #include "config/settings_layers.h"
+#include "config/torchrun_shape.h"
 #include "hvd/error.h"
 #include "profile/profile_catalog.h"
 
@@ -68,9 +69,11 @@ int ranks_on_this_machine(const config::RunOptions& opts, const MachineNames& ma
 
 }  // namespace
 
-LaunchRequest resolve_request(const config::RunOptions& opts, Mode mode,
+LaunchRequest resolve_request(const config::RunOptions& given, Mode mode,
                               const std::string& defaults_path, const MachineNames& machine_names,
                               const EnvMap& env) {
+  // torchrun's --nproc-per-node/--nnodes in hvdrun's terms first: -np outside Slurm.
+  const config::RunOptions opts = config::apply_torchrun_shape(given, mode == Mode::kSlurm);
   refuse_for_mode(opts, mode, env);
   LaunchRequest request;
   request.mode = mode;
@@ -91,6 +94,8 @@ LaunchRequest resolve_request(const config::RunOptions& opts, Mode mode,
   request.tf_config = opts.tf_config;
   request.profile = opts.profile;
   request.srun_args = opts.srun_args;
+  request.nproc_per_node = opts.nproc_per_node;
+  request.nnodes = opts.nnodes;
   return request;
 }
 

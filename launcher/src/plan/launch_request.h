@@ -5,6 +5,7 @@
 // takes it, so that a check such as "no program given" lives here and nowhere else.
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ struct LaunchRequest {
   // Local and mpirun: -np, or the slots of -H / --hostfile. Slurm: -np, or 0 for every task
   // of the allocation (slurm::plan_step decides).
   int num_proc = 0;
+  // Slurm only: torchrun's --nproc-per-node N (ranks on each node) and --nnodes M
+  // (config/torchrun_shape.h); elsewhere they became num_proc.
+  std::optional<int> nproc_per_node;
+  std::optional<int> nnodes;
   config::Settings settings;
   std::vector<std::string> sources;  // the settings files merged, in order
   binding::BindPolicy bind_to = binding::BindPolicy::kAuto;

@@ -68,6 +68,7 @@ void put_extras(const RankExtras& extras, const EnvMap& inherited, EnvMap& env) 
     env[env::kGlooSocketIfname] = extras.socket_interface;
   }
   if (!extras.requeue_count.empty()) env[env::kRequeueCount] = extras.requeue_count;
+  if (!extras.error_file.empty()) env[env::kTorchElasticErrorFile] = extras.error_file;
 }
 
 }  // namespace hvd::launcher::plan

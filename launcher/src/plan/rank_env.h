@@ -60,6 +60,7 @@ struct RankExtras {
   std::vector<int> cpus;         // HVD_CPU_LIST
   std::string socket_interface;  // GLOO_SOCKET_IFNAME, unless `inherited` has one
   std::string requeue_count;     // HVD_REQUEUE_COUNT
+  std::string error_file;        // TORCHELASTIC_ERROR_FILE: the rank's own (rank_error_file.h)
 };
 
 /// OMP_NUM_THREADS for a rank among `local_size` on its node: the cores it is pinned to; else

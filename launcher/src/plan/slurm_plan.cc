@@ -10,6 +10,7 @@
 #include "profile/profile_guards.h"
 #include "slurm/allocation.h"
 #include "slurm/node_address.h"
+#include "slurm/step_per_node.h"
 #include "slurm/store_address.h"
 
 namespace hvd::launcher::plan {
@@ -91,7 +92,10 @@ LaunchPlan build_slurm_plan(const LaunchRequest& request, const SlurmFacts& fact
 
   profile::SiteProfile profile = facts.profile;
   const slurm::Allocation& alloc = facts.alloc;
-  const slurm::StepShape shape = slurm::plan_step(alloc, profile, request.num_proc);
+  const slurm::StepShape shape =
+      request.nproc_per_node
+          ? slurm::plan_step_per_node(alloc, request.nnodes.value_or(0), *request.nproc_per_node)
+          : slurm::plan_step(alloc, profile, request.num_proc);
   plan.size = shape.ntasks;
   plan.slurm = SlurmStep{profile.name, profile.sources, alloc.job_id, alloc.nodes, shape};
 

@@ -5,6 +5,7 @@
 
 #include "hvd/env_keys.h"
 #include "plan/rank_env.h"
+#include "plan/rank_error_file.h"
 #include "slurm/srun_command.h"
 
 namespace hvd::launcher::plan {
@@ -73,6 +74,8 @@ EnvMap task_env(const slurm::StepTask& t, const TaskEnvOptions& o, const EnvMap&
   }
   // How often Slurm requeued the job (SLURM_RESTART_COUNT is absent in its first run).
   extras.requeue_count = env_string(inherited, "SLURM_RESTART_COUNT", "0");
+  // Instead of the user's TORCHELASTIC_ERROR_FILE, which is hvdrun's (exec/torchelastic_errors.h).
+  extras.error_file = task_error_file(inherited, t.rank);
   return rank_env(id, run, cpus, gpu, extras, inherited);
 }
 

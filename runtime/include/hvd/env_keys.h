@@ -39,6 +39,12 @@ inline constexpr const char* kRunSecret = "HVD_RUN_SECRET";
 // how many restarts the job may use. A program resumes from its checkpoint when the count > 0.
 inline constexpr const char* kRestartCount = "TORCHELASTIC_RESTART_COUNT";
 inline constexpr const char* kMaxRestarts = "TORCHELASTIC_MAX_RESTARTS";
+// torchrun's error file (torch/distributed/elastic/multiprocessing/errors): when the user sets it
+// for hvdrun, each rank gets a file of its own under the hvdrun-made folder kRankErrorDir (a
+// program decorated with @record writes its exception there), and hvdrun writes the first
+// failed rank's error to the user's file in torchrun's error.json format.
+inline constexpr const char* kTorchElasticErrorFile = "TORCHELASTIC_ERROR_FILE";
+inline constexpr const char* kRankErrorDir = "HVD_RANK_ERROR_DIR";
 
 // Preemption (launcher/src/exec/requeue.h). A file that hvdrun (or exec-rank, on each node of a
 // Slurm step) creates when SIGUSR1/SIGUSR2, a preemption notice, arrives: a program that sees
