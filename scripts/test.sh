@@ -29,6 +29,8 @@ phase() {  # prints how long the previous phase took, then the next one's title
 
 phase "dependencies"
 ./scripts/install-deps.sh
+phase "house rules: no production file over 400 lines"
+./scripts/check-file-sizes.sh
 phase "main build (warnings are errors) and every test"
 ./scripts/build.sh
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600 "$@"

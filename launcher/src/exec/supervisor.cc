@@ -125,7 +125,7 @@ void Supervisor::read_inbox() {
   SupervisorInbox::Items items = inbox_.take();
   for (const std::string& m : items.messages) say(router_, m);
   if (!items.stop || failure_ || interrupted_by_ != 0) return;
-  failure_ = Failure{-1, items.stop->exit_code, items.stop->who};
+  failure_ = Failure{-1, items.stop->exit_code, items.stop->who, -1, ""};
   stop_all(SIGTERM, items.stop->message);
 }
 
@@ -187,7 +187,7 @@ void Supervisor::start_idle_watch() {
 void Supervisor::stop_idle_job() {
   say(router_, idle_->report(Clock::now(), std::chrono::system_clock::now()));
   failure_ = Failure{-1, kIdleTimeoutExitCode,
-                     str_cat("the job (no output for ", idle_timeout_.count(), " s)")};
+                     str_cat("the job (no output for ", idle_timeout_.count(), " s)"), -1, ""};
   stop_all(SIGTERM, "");
 }
 

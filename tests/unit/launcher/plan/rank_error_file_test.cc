@@ -9,7 +9,6 @@
 namespace plan = hvd::launcher::plan;
 namespace slurm = hvd::launcher::slurm;
 namespace binding = hvd::launcher::binding;
-namespace config = hvd::launcher::config;
 
 TEST_CASE("rank_error_file: one file per attempt and rank, in hvdrun's folder") {
   CHECK(plan::rank_error_file("/w/.hvdrun-errors-ab12", 0, 3) ==
@@ -18,9 +17,8 @@ TEST_CASE("rank_error_file: one file per attempt and rank, in hvdrun's folder") 
 }
 
 TEST_CASE("rank_error_file: local ranks get their own file, renamed on each restart") {
-  config::LaunchConfig c;
+  plan::LaunchRequest c;
   c.num_proc = 2;
-  c.host = {"localhost", 2};
   c.command = {"prog"};
   c.bind_to = binding::BindPolicy::kNone;
   plan::Endpoints ep;
