@@ -86,7 +86,7 @@ TEST_CASE("--nproc-per-node 4 --nnodes 2 in a 3-node job: srun gets 4 tasks on e
   const json plan = json::parse(r.out);
   // srun sets SLURM_NNODES=2 and SLURM_NTASKS_PER_NODE=4 in the tasks from these, which is what
   // Lightning compares with Trainer(num_nodes=2, devices=4).
-  CHECK(plan.at("srun_line").get<std::string>().rfind(
+  CHECK(plan.at("starter").at("line").get<std::string>().rfind(
             "srun --nodes=2 --ntasks=8 --ntasks-per-node=4 ", 0) == 0);
   CHECK(plan.at("ranks").size() == 8);
   const ProcessResult too_many = run(
