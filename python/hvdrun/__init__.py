@@ -6,7 +6,10 @@ import os as _os
 import site as _site
 import sys as _sys
 
-from . import _version
+try:
+    from . import _version
+except ImportError:  # the source tree itself (tests/unit/python): no build or pip wrote one
+    _version = None
 
 
 def _users_own_copy():
@@ -14,7 +17,7 @@ def _users_own_copy():
     torch), when this copy is the one hvdrun or its module file put on PYTHONPATH (built against
     the torch of hvdrun's build machine). PYTHONPATH comes before site-packages, so without this
     the launcher's copy would shadow the user's. None when there is no such copy."""
-    if not _version.launcher_copy:
+    if _version is None or not _version.launcher_copy:
         return None
     here = _os.path.dirname(_os.path.realpath(__file__))
     folders = list(_site.getsitepackages()) if hasattr(_site, 'getsitepackages') else []
@@ -33,4 +36,4 @@ if _theirs is not None:
     __path__[:] = [_theirs]
     del _sys.modules[__name__ + '._version']
     _version = _importlib.import_module(__name__ + '._version')
-__version__ = _version.__version__
+__version__ = _version.__version__ if _version is not None else '0+source'
