@@ -5,9 +5,9 @@
 # HVD_BUILD_FUZZ: the libFuzzer targets in fuzz/ (clang only). It instruments every target
 # with -fsanitize=fuzzer-no-link for coverage and defaults HVD_SANITIZE to address,undefined.
 #
-# These are the project's only global compile options: a sanitizer must see every translation
-# unit (ASan's container annotations and TSan's view of memory break on a half-instrumented
-# program), which per-target options cannot promise.
+# Global compile options (with HvdDebugInfo.cmake's, the only ones): a sanitizer must see every
+# translation unit (ASan's container annotations and TSan's view of memory break on a
+# half-instrumented program), which per-target options cannot promise.
 set(HVD_SANITIZE "" CACHE STRING "Build with -fsanitize=LIST (address,undefined or thread)")
 option(HVD_BUILD_FUZZ "Build the libFuzzer targets in fuzz/ (needs clang)" OFF)
 

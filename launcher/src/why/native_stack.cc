@@ -54,9 +54,12 @@ bool is_system_module(const std::string& module) {
   return module.compare(slash == std::string::npos ? 0 : slash + 1, 6, "libhvd") == 0;
 }
 
+// libhvd's own functions (C++ namespace hvd, its C API hvd_*), the C++ library's and the C
+// runtime's: where libhvd is linked statically they sit in the program's own module.
 bool is_library_function(const std::string& function) {
-  return starts_with(function, "hvd::") || starts_with(function, "std::") ||
-         starts_with(function, "__") || starts_with(function, "_start") || function == "??";
+  const std::string name = short_function_name(function);
+  return starts_with(name, "hvd::") || starts_with(name, "hvd_") || starts_with(name, "std::") ||
+         starts_with(name, "__") || starts_with(name, "_start") || name == "??";
 }
 
 }  // namespace

@@ -52,3 +52,36 @@ TEST_CASE("native stack: an error line from eu-stack gives no threads") {
   CHECK(why::parse_native_stack("eu-stack: dwfl_linux_proc_attach pid 12: Operation not permitted")
             .threads.empty());
 }
+
+TEST_CASE("native stack: a C++ frame is named without return type, template arguments or "
+          "parameters") {
+  CHECK(why::short_function_name("wait_for_data") == "wait_for_data");
+  CHECK(why::short_function_name("hvd::core::Runtime::loop()") == "hvd::core::Runtime::loop");
+  CHECK(why::short_function_name(
+            "bool hvd::backends::ring::sleep_on_doorbell<hvd::backends::ring::ShmTransport::wait("
+            "hvd::backends::ring::ShmTransport::Transfer&)::$_5 const&>(hvd::backends::ring::"
+            "ShmDoorbell&, std::chrono::duration<long, std::ratio<1l, 1000000000l> >, "
+            "hvd::backends::ring::ShmTransport::wait(hvd::backends::ring::ShmTransport::Transfer&)"
+            "::$_5 const&)") == "hvd::backends::ring::sleep_on_doorbell");
+  CHECK(why::short_function_name("void train<float>(Model&) const") == "train");
+  CHECK(why::short_function_name("__libc_start_main@@GLIBC_2.34") ==
+        "__libc_start_main@@GLIBC_2.34");
+  CHECK(why::short_function_name("bool operator<(A const&, A const&)") ==
+        "bool operator<(A const&, A const&)");
+}
+
+TEST_CASE("native stack: libhvd linked into the program: its C API and templates are not the "
+          "user's frame") {
+  const why::NativeThreads s = why::parse_native_stack(
+      "PID 7 - process\n"
+      "TID 7:\n"
+      "#0  0x00007fb84d645dd0 __GI___poll - /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+      "#1  0x0000556786231500 bool hvd::backends::ring::sleep_on_doorbell<F>(D&, F const&) - "
+      "/home/u/prog\n"
+      "#2  0x0000556786231600 hvd_wait - /home/u/prog\n"
+      "#3  0x000055678623114d main - /home/u/prog\n"
+      "    /home/u/prog.c:40:5\n");
+  const auto frame = why::native_user_frame(s, 0);
+  REQUIRE(frame);
+  CHECK(frame->label() == "`main` (prog.c:40)");
+}
