@@ -8,6 +8,8 @@ file it wrote beside the output (hvdrun-why-PID.json in the working folder) must
 the culprit, and its sentence must hold every TEXT.
 With --error, the fault is one libhvd reports as an error (a shape mismatch): the job must fail
 and stderr must name rank R and hold every TEXT.
+With --work DIR, the job's files go to a new folder inside DIR rather than /tmp (the Slurm test
+cluster's nodes each have a private /tmp).
 With --why, the job runs with the stall shutdown off; once rank 1 reached its fault (a file
 "fault" in $HVD_TEST_READY), `hvdrun why --json` from another process must give that verdict,
 and hvdrun's stderr must show it too; then the job is stopped with SIGTERM.
@@ -99,11 +101,14 @@ def main():
     parser.add_argument("--expect", action="append", default=[])
     parser.add_argument("--why", action="store_true")
     parser.add_argument("--error", action="store_true")
+    parser.add_argument("--work", help="make the job's folder inside this one (not /tmp)")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.command and args.command[0] == "--":
         args.command = args.command[1:]
-    with tempfile.TemporaryDirectory() as work:
+    if args.work:
+        os.makedirs(args.work, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=args.work) as work:
         ready = os.path.join(work, "ready")
         runtime_dir = os.path.join(work, "runtime")
         os.mkdir(ready)

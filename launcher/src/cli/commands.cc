@@ -34,6 +34,7 @@ void register_commands(CLI::App& app, Commands& c) {
   c.predict_cmd = register_predict(app, c.predict);
   c.preflight_cmd = register_preflight(app, c.preflight);
   c.why_cmd = register_why(app, c.why);
+  c.why_node_cmd = register_why_node(app);
   // A subcommand inherits the footer its parent had when it was made: the run's table.
   for (CLI::App* tool : {c.sbatch_cmd, c.profiles_cmd, c.report_cmd, c.predict_cmd, c.why_cmd}) {
     tool->footer(kToolExitCodeHelp);
@@ -91,7 +92,7 @@ void refuse_missing_values(const CLI::App& app) {
 int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
   refuse_missing_values(app);
   for (const CLI::App* sub : {c.exec_rank_cmd, c.sbatch_cmd, c.profiles_cmd, c.report_cmd,
-                              c.predict_cmd, c.preflight_cmd, c.why_cmd}) {
+                              c.predict_cmd, c.preflight_cmd, c.why_cmd, c.why_node_cmd}) {
     if (*sub) refuse_run_options_before(app, *sub);
   }
   if (*c.exec_rank_cmd) {
@@ -125,6 +126,10 @@ int dispatch(const CLI::App& app, Commands& c, const EnvMap& env) {
   if (*c.why_cmd) {
     refuse_leftovers(*c.why_cmd, "hvdrun why");
     return run_why(c.why, std::cout);
+  }
+  if (*c.why_node_cmd) {
+    refuse_leftovers(*c.why_node_cmd, "hvdrun why-node");
+    return run_why_node(env);
   }
   c.run.command = take_command(app.remaining(), app);
   if (c.run.check_build) {

@@ -11,6 +11,7 @@
 #include "cli/report_cmd.h"
 #include "cli/sbatch_cmd.h"
 #include "cli/why_cmd.h"
+#include "cli/why_node_cmd.h"
 #include "config/env_map.h"
 #include "config/run_options.h"
 
@@ -36,6 +37,7 @@ struct Commands {
   CLI::App* predict_cmd = nullptr;
   CLI::App* preflight_cmd = nullptr;
   CLI::App* why_cmd = nullptr;
+  CLI::App* why_node_cmd = nullptr;
 };
 
 /// Adds the description, every option and subcommand to `app`; `commands` receives the parsed

@@ -22,6 +22,7 @@
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "plan/make_plan.h"
+#include "slurm/srun_command.h"
 #include "store/kv_server.h"
 
 namespace hvd::launcher::exec {
@@ -89,8 +90,8 @@ void start_store(plan::LaunchPlan& plan, const auth::RunSecret& secret,
 // One start of the job: a new secret and store for `plan` (this attempt's copy), its ranks or
 // its srun / mpirun, until all are gone. The guard and the router carry on across attempts.
 // The verdict's settings for this attempt: its store and secret, the stall check's times.
-WhyServiceOptions why_options(const plan::LaunchPlan& plan, const auth::RunSecret& secret,
-                              const why::JobDir* job) {
+WhyServiceOptions why_options(const plan::LaunchPlan& plan, const EnvMap& env,
+                              const auth::RunSecret& secret, const why::JobDir* job) {
   WhyServiceOptions o;
   if (plan.hosts_store) {
     o.collect.store_host = plan.endpoints.store_addr;
@@ -98,6 +99,16 @@ WhyServiceOptions why_options(const plan::LaunchPlan& plan, const auth::RunSecre
   }
   o.collect.secret = secret;
   o.collect.why_dir = job != nullptr ? job->path() : std::string();
+  if (plan.mode == plan::Mode::kSlurm && plan.slurm && plan.starter) {
+    // The ranks are on the step's nodes, out of hvdrun's reach: a task on each node signals
+    // them (why/node_agent.h), with what the ranks were given (run id, store) and the secret.
+    o.collect.remote_argv =
+        slurm::build_why_node_command(plan.starter->path, plan.slurm->job_id,
+                                      plan.slurm->job_nodes.size(), plan.slurm->hvdrun);
+    o.collect.remote_env = env;
+    for (const auto& [key, value] : plan.starter->env) o.collect.remote_env[key] = value;
+    o.collect.remote_env[env::kRunSecret] = secret.hex();
+  }
   o.ranks = plan.size;
   const config::Tunables& t = plan.settings.tunables;
   o.warning_s = t.stall_warning_seconds;
@@ -154,7 +165,7 @@ RunOutcome run_attempt(plan::LaunchPlan& plan, const EnvMap& env, Guard& guard,
   supervisor.watch_idle(plan.size,
                         std::chrono::seconds(plan.settings.launcher.idle_timeout_seconds));
   // Destroyed before the supervisor, whose inbox it posts to.
-  WhyService why_service(why_options(plan, secret, job_dir), supervisor.inbox());
+  WhyService why_service(why_options(plan, env, secret, job_dir), supervisor.inbox());
   supervisor.on_quit([&why_service] { why_service.ask("SIGQUIT"); });
   supervisor.on_spawned([&why_service](const std::vector<std::pair<int, pid_t>>& pids) {
     why_service.set_pids(pids);

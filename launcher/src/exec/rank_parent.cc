@@ -6,8 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <ctime>
+#include <optional>
 
 #include "exec/fd_limit.h"
 #include "exec/status_mirror.h"
@@ -41,19 +45,47 @@ int exec_error(int fd) {
   return n == static_cast<ssize_t>(sizeof(err)) ? err : 0;
 }
 
-// Waits for `pid`, handing each SIGUSR1/SIGUSR2 to `on_notice` meanwhile. SIGCHLD is blocked
-// (since before the fork), so an exit between waitpid and sigwaitinfo stays pending and ends
-// the wait at once.
-int wait_for(pid_t pid, const std::function<void(int)>& on_notice) {
+timespec timespec_of(std::chrono::steady_clock::duration d) {
+  const int64_t ns =
+      std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+  return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+}
+
+// Waits for `pid` to end, handing each SIGUSR1/SIGUSR2 to `on_notice` meanwhile and, while it
+// is stopped, calling watch.while_stopped (see the header). SIGCHLD is blocked (since before the
+// fork), so an exit, stop or continue between waitpid and the signal wait stays pending and
+// ends the wait at once.
+int wait_for(pid_t pid, const std::function<void(int)>& on_notice, const RankWatch& watch) {
+  using Clock = std::chrono::steady_clock;
   sigset_t wake;
   sigemptyset(&wake);
   for (int sig : {SIGCHLD, SIGUSR1, SIGUSR2}) sigaddset(&wake, sig);
+  const int options = watch.while_stopped ? WNOHANG | WUNTRACED | WCONTINUED : WNOHANG;
+  std::optional<Clock::time_point> next_report;  // set while the child is stopped
   for (;;) {
     int status = 0;
-    const pid_t done = waitpid(pid, &status, WNOHANG);
+    const pid_t done = waitpid(pid, &status, options);
+    if (done == pid && WIFSTOPPED(status)) {
+      if (!next_report) next_report = Clock::now() + watch.stop_grace;
+      continue;
+    }
+    if (done == pid && WIFCONTINUED(status)) {
+      next_report.reset();
+      continue;
+    }
     if (done == pid) return status;
     if (done < 0 && errno != EINTR) throw LaunchError(str_cat("waitpid: ", std::strerror(errno)));
-    const int sig = sigwaitinfo(&wake, nullptr);
+    int sig = 0;
+    if (next_report) {
+      if (Clock::now() >= *next_report) {
+        watch.while_stopped();
+        next_report = Clock::now() + watch.stop_repeat;
+      }
+      const timespec left = timespec_of(*next_report - Clock::now());
+      sig = sigtimedwait(&wake, nullptr, &left);  // -1 (EAGAIN) when the time has come
+    } else {
+      sig = sigwaitinfo(&wake, nullptr);
+    }
     if ((sig == SIGUSR1 || sig == SIGUSR2) && on_notice) on_notice(sig);
   }
 }
@@ -69,7 +101,7 @@ sigset_t signals_held_while_waiting() {
 
 void run_as_parent(const std::string& program, std::vector<std::string> argv,
                    std::vector<std::string> envp, const std::function<void(pid_t)>& after_exit,
-                   const std::function<void(int)>& on_notice) {
+                   const std::function<void(int)>& on_notice, const RankWatch& watch) {
   const std::vector<char*> c_argv = proc::c_strings(argv);
   const std::vector<char*> c_envp = proc::c_strings(envp);
   int fds[2];
@@ -91,7 +123,8 @@ void run_as_parent(const std::string& program, std::vector<std::string> argv,
   close(fds[1]);
   const int err = exec_error(fds[0]);
   close(fds[0]);
-  const int status = wait_for(pid, on_notice);
+  if (err == 0 && watch.on_started) watch.on_started(pid);
+  const int status = wait_for(pid, on_notice, watch);
   if (err != 0) {
     throw LaunchError(str_cat("cannot execute '", program, "': ", std::strerror(err)));
   }

@@ -12,15 +12,29 @@
 // started with. Only SIGKILL (Slurm's last resort after KillWait) ends exec-rank first.
 // SIGUSR1 and SIGUSR2 (preemption notices) are also handed to `on_notice` while it waits, which
 // creates the rank's checkpoint-notice file (proc/checkpoint_file.h).
+//
+// A stopped rank (SIGSTOP, Ctrl-Z) is seen here and nowhere else on its node: while it stays
+// stopped, RankWatch::while_stopped is called, after a grace (a debugger's stop a moment ago is
+// not a stall) and then periodically, so that hvdrun on another node hears of it (exec-rank
+// reports a stall through the run's store, as libhvd's coordinator does).
 
 #include <signal.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
 
 namespace hvd::launcher::exec {
+
+/// What the parent wants to hear of its rank besides its end.
+struct RankWatch {
+  std::function<void(pid_t)> on_started;  // once the child executes `program`
+  std::function<void()> while_stopped;    // see above; empty: stops are not watched
+  std::chrono::milliseconds stop_grace{3000};
+  std::chrono::milliseconds stop_repeat{60000};
+};
 
 /// Runs `program` (a path) with `argv` and the environment `envp` ("NAME=value") as a child,
 /// waits for it, calls after_exit(child pid), and ends this process as the child ended
@@ -30,7 +44,8 @@ namespace hvd::launcher::exec {
 [[noreturn]] void run_as_parent(const std::string& program, std::vector<std::string> argv,
                                 std::vector<std::string> envp,
                                 const std::function<void(pid_t)>& after_exit,
-                                const std::function<void(int)>& on_notice = {});
+                                const std::function<void(int)>& on_notice = {},
+                                const RankWatch& watch = {});
 
 /// The signals run_as_parent() keeps blocked while it waits.
 sigset_t signals_held_while_waiting();

@@ -73,6 +73,7 @@ struct SlurmStep {
   std::string job_id;
   std::vector<std::string> job_nodes;
   slurm::StepShape shape;
+  std::string hvdrun;  // the hvdrun srun runs on each node (exec-rank, why-node)
 };
 
 struct LaunchPlan {

@@ -97,7 +97,8 @@ LaunchPlan build_slurm_plan(const LaunchRequest& request, const SlurmFacts& fact
           ? slurm::plan_step_per_node(alloc, request.nnodes.value_or(0), *request.nproc_per_node)
           : slurm::plan_step(alloc, profile, request.num_proc);
   plan.size = shape.ntasks;
-  plan.slurm = SlurmStep{profile.name, profile.sources, alloc.job_id, alloc.nodes, shape};
+  plan.slurm = SlurmStep{profile.name, profile.sources, alloc.job_id, alloc.nodes, shape,
+                         facts.hvdrun};
 
   plan::TaskEnvOptions task_options;
   task_options.gpu_env = profile.gpu_env;

@@ -64,6 +64,15 @@ StepShape plan_step(const Allocation& alloc, const profile::SiteProfile& profile
   return shape;
 }
 
+std::vector<std::string> build_why_node_command(const std::string& srun, const std::string& job_id,
+                                                size_t nodes, const std::string& hvdrun) {
+  const std::string n = std::to_string(nodes);
+  // --kill-on-bad-exit=0: one node that cannot answer must not cut the others short.
+  return {srun,         "--jobid=" + job_id,     "--overlap",     "--nodes=" + n,
+          "--ntasks=" + n, "--ntasks-per-node=1", "--kill-on-bad-exit=0", "--quiet",
+          hvdrun,       "why-node"};
+}
+
 std::vector<std::string> exec_rank_args_for(const profile::SiteProfile& profile) {
   std::vector<std::string> args;
   if (profile.gpus_per_node > 0) {

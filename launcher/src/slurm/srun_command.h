@@ -37,6 +37,13 @@ struct SrunRequest {
 std::vector<std::string> build_srun_command(const SrunRequest& request,
                                             const profile::SiteProfile& profile);
 
+/// The srun line that starts `hvdrun why-node` once on each of the job's `nodes`, beside the
+/// running step (--overlap: the step holds every CPU), for a verdict (why/node_agent.h). All
+/// of the job's nodes, not only the step's: Slurm, not hvdrun, placed the step's tasks, and a
+/// node without ranks of the run costs one short task that finds none.
+std::vector<std::string> build_why_node_command(const std::string& srun, const std::string& job_id,
+                                                size_t nodes, const std::string& hvdrun);
+
 /// The exec-rank options that carry the profile's GPU selection to every task.
 std::vector<std::string> exec_rank_args_for(const profile::SiteProfile& profile);
 

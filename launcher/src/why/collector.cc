@@ -13,6 +13,7 @@
 #include "hvd/error.h"
 #include "hvd/why_protocol.h"
 #include "net/socket.h"
+#include "proc/command_output.h"
 #include "store/kv_client.h"
 
 namespace hvd::launcher::why {
@@ -21,22 +22,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kPollInterval{50};
 constexpr std::chrono::milliseconds kConnectTimeout{2000};
-
-// The Python dump a rank without libhvd left in the job's folder; emptied once read, as the
-// ranks' responders do (runtime/src/diag/python_dump.h).
-std::string take_dump(const std::string& why_dir, int rank) {
-  if (why_dir.empty()) return {};
-  const std::string path = why_dir + "/" + hvd::why::kPythonDumpPrefix + std::to_string(rank);
-  std::string text;
-  try {
-    text = files::read_owned_file(path, size_t{256} << 10);
-  } catch (const Error&) {
-    return {};
-  }
-  net::Fd fd(open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (fd.valid()) (void)ftruncate(fd.get(), 0);
-  return text;
-}
 
 class Round {
  public:
@@ -57,6 +42,8 @@ class Round {
       if (t.pid > 0) kill(t.pid, hvd::why::kWhySignal);
     }
     const Clock::time_point deadline = Clock::now() + options_.timeout;
+    std::thread remote;
+    if (!options_.remote_argv.empty()) remote = std::thread([this] { ask_remote_nodes(); });
     while (!all_done() && Clock::now() < deadline) {
       guarded(client, [&] { read_answers(*client); });
       note_stopped();
@@ -64,9 +51,10 @@ class Round {
     }
     for (size_t i = 0; i < targets_.size(); ++i) {
       if (done_[i]) continue;
-      reports_[i].python_stack = take_dump(options_.why_dir, targets_[i].rank);
+      reports_[i].python_stack = take_python_dump(options_.why_dir, targets_[i].rank);
       locate(reports_[i]);
     }
+    if (remote.joinable()) remote.join();
     return std::move(reports_);
   }
 
@@ -89,6 +77,18 @@ class Round {
       step();
     } catch (const Error&) {
       client.reset();
+    }
+  }
+
+  // Bounded by the round's timeout; what srun and the agents say is only for a broken setup.
+  void ask_remote_nodes() const {
+    proc::OutputLimits limits;
+    limits.timeout = options_.timeout;
+    limits.max_bytes = size_t{16} << 10;
+    try {
+      proc::run_for_output(options_.remote_argv, options_.remote_env, limits);
+    } catch (const Error&) {
+      // No fork: the verdict has the answers of the ranks reached otherwise.
     }
   }
 
@@ -131,6 +131,20 @@ class Round {
 };
 
 }  // namespace
+
+std::string take_python_dump(const std::string& why_dir, int rank) {
+  if (why_dir.empty()) return {};
+  const std::string path = why_dir + "/" + hvd::why::kPythonDumpPrefix + std::to_string(rank);
+  std::string text;
+  try {
+    text = files::read_owned_file(path, size_t{256} << 10);
+  } catch (const Error&) {
+    return {};
+  }
+  net::Fd fd(open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (fd.valid()) (void)ftruncate(fd.get(), 0);
+  return text;
+}
 
 RankCondition process_condition(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");

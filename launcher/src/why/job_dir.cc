@@ -25,22 +25,6 @@ namespace {
 constexpr const char* kJobFile = "job.json";
 constexpr size_t kMaxJobFile = 64 << 10;
 
-// Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot. With the
-// pid it names one process for good: a reused pid has a later start.
-std::string start_ticks(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (!std::getline(stat, text)) return {};
-  const size_t close = text.rfind(')');
-  if (close == std::string::npos) return {};
-  std::istringstream fields(text.substr(close + 2));
-  std::string field;
-  for (int i = 3; i <= 22 && fields >> field; ++i) {
-    if (i == 22) return field;
-  }
-  return {};
-}
-
 void require_private_folder(const std::string& path) {
   net::Fd fd(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
@@ -59,6 +43,20 @@ void require_private_folder(const std::string& path) {
 }
 
 }  // namespace
+
+std::string process_start_ticks(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return {};
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos) return {};
+  std::istringstream fields(text.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 22) return field;
+  }
+  return {};
+}
 
 std::string jobs_folder() {
   const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
@@ -86,7 +84,7 @@ JobDir JobDir::create(const std::vector<std::string>& command) {
   JobDir dir(pattern);
   std::string text;
   for (const std::string& word : command) text += (text.empty() ? "" : " ") + word;
-  const nlohmann::json job{{"pid", getpid()}, {"start", start_ticks(getpid())}, {"command", text}};
+  const nlohmann::json job{{"pid", getpid()}, {"start", process_start_ticks(getpid())}, {"command", text}};
   files::write_file_atomically(dir.path_ + "/" + kJobFile,
                                job.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
                                0600);
@@ -124,7 +122,7 @@ std::vector<RunningJob> running_jobs() {
       const nlohmann::json job = nlohmann::json::parse(
           files::read_owned_file(base + "/" + name + "/" + kJobFile, kMaxJobFile));
       const pid_t pid = job.at("pid").get<pid_t>();
-      if (pid <= 0 || start_ticks(pid) != job.at("start").get<std::string>()) continue;
+      if (pid <= 0 || process_start_ticks(pid) != job.at("start").get<std::string>()) continue;
       jobs.push_back({base + "/" + name, pid, job.at("command").get<std::string>()});
     } catch (const std::exception&) {
       continue;  // a folder being made or removed, or left by a killed hvdrun

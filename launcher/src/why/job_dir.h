@@ -17,6 +17,10 @@
 
 namespace hvd::launcher::why {
 
+/// Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot. With the
+/// pid it names one process for good (a reused pid has a later start). Empty when it is gone.
+std::string process_start_ticks(pid_t pid);
+
 /// The per-user folder of running jobs, created 0700 when missing. Throws ConfigError when it
 /// is a symlink, not a folder, another user's, or open to others.
 std::string jobs_folder();

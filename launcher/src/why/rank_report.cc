@@ -57,6 +57,16 @@ RankReport parse_rank_answer(int rank, const std::string& text) {
   }
   r.pid = field<int64_t>(j, "pid", rank);
   if (j.contains("host")) r.host = field<std::string>(j, "host", rank);
+  // Set by `hvdrun why-node` for a rank that cannot answer itself (why/node_agent.h).
+  if (j.contains("condition")) {
+    const std::string c = field<std::string>(j, "condition", rank);
+    if (c != condition_name(RankCondition::kStopped) && c != condition_name(RankCondition::kGone)) {
+      throw ConfigError(str_cat("rank ", rank, "'s answer to hvdrun why: condition '", c,
+                                "' is not 'stopped' or 'gone'"));
+    }
+    r.condition = c == condition_name(RankCondition::kStopped) ? RankCondition::kStopped
+                                                                : RankCondition::kGone;
+  }
   if (j.contains("libhvd")) read_libhvd(j.at("libhvd"), r);
   if (j.contains("python_stack")) r.python_stack = field<std::string>(j, "python_stack", rank);
   if (j.contains("native_stack")) r.native_stack = field<std::string>(j, "native_stack", rank);

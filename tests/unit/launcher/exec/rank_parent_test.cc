@@ -213,3 +213,51 @@ TEST_CASE("rank parent: a program that cannot be executed is a LaunchError namin
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 42);
 }
+
+TEST_CASE("rank parent: a rank that stays stopped is reported after the grace, again while it "
+          "stays stopped, and no more once it runs on") {
+  TempFolder dir;
+  const std::string ready = dir.file("ready");
+  const std::string reports = dir.file("reports");
+  const std::string started = dir.file("started");
+  const std::string go_on = dir.file("go-on");
+  // The rank stops itself, and once continued waits for go-on (so that no report can come
+  // after the continue), then exits 5.
+  const std::string script = "touch " + ready + "; kill -STOP $$; while [ ! -e " + go_on +
+                             " ]; do sleep 0.05; done; exit 5";
+  const pid_t parent = fork_running([&] {
+    exec::RankWatch watch;
+    watch.on_started = [&started](pid_t pid) { std::ofstream(started) << pid; };
+    watch.while_stopped = [&reports] { std::ofstream(reports, std::ios::app) << "stopped\n"; };
+    watch.stop_grace = std::chrono::milliseconds(100);
+    watch.stop_repeat = std::chrono::milliseconds(100);
+    exec::run_as_parent("/bin/sh", {"sh", "-c", script}, {"PATH=/usr/bin:/bin"}, [](pid_t) {},
+                        {}, watch);
+  });
+  REQUIRE(wait_for_file(ready));
+  // Reported at least twice while stopped.
+  auto count = [&reports] {
+    std::ifstream in(reports);
+    return static_cast<int>(std::count(std::istreambuf_iterator<char>(in),
+                                       std::istreambuf_iterator<char>(), '\n'));
+  };
+  for (int i = 0; i < 2000 && count() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(count() >= 2);
+  REQUIRE(fs::exists(started));
+  pid_t rank = 0;
+  std::ifstream(started) >> rank;
+  REQUIRE(rank > 0);
+  kill(rank, SIGCONT);
+  // Once continued: no new report, however long it runs on (the rank waits for go-on).
+  // (A second for the parent to see the continue: a bound for a loaded machine, not a timing.)
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const int after_continue = count();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  CHECK(count() == after_continue);
+  std::ofstream(go_on) << "go";
+  const int status = wait_status(parent);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 5);
+}

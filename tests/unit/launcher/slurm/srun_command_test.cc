@@ -83,3 +83,14 @@ TEST_CASE("srun_command: more ranks than hvdrun starts is a usage error with the
                        "SLURM_NTASKS=2000000000: hvdrun starts at most 131072 ranks",
                        hvd::UsageError);
 }
+
+TEST_CASE("srun_command: hvdrun why-node runs once on every node of the job, beside the step") {
+  const std::vector<std::string> argv =
+      slurm::build_why_node_command("/usr/bin/srun", "4242", 3, "/opt/hvdrun/bin/hvdrun");
+  const std::vector<std::string> expected = {
+      "/usr/bin/srun",   "--jobid=4242",       "--overlap",
+      "--nodes=3",       "--ntasks=3",         "--ntasks-per-node=1",
+      "--kill-on-bad-exit=0", "--quiet",      "/opt/hvdrun/bin/hvdrun",
+      "why-node"};
+  CHECK(argv == expected);
+}

@@ -38,3 +38,18 @@ TEST_CASE("rank report: an answer of the wrong shape is an error naming the rank
       doctest::Contains("rank 3"), hvd::ConfigError);
   CHECK_THROWS_AS(why::parse_rank_answer(3, R"({"rank": 3, "pid": "x"})"), hvd::ConfigError);
 }
+
+TEST_CASE("rank report: hvdrun why-node answers for a rank that is stopped or gone") {
+  for (const char* condition : {"stopped", "gone"}) {
+    const why::RankReport r = why::parse_rank_answer(
+        3, std::string(R"({"rank": 3, "pid": 77, "host": "node2", "condition": ")") + condition +
+               "\"}");
+    CHECK(why::condition_name(r.condition) == std::string(condition));
+    CHECK(r.host == "node2");
+    CHECK_FALSE(r.has_libhvd);
+  }
+  CHECK_THROWS_AS(why::parse_rank_answer(3, R"({"rank": 3, "pid": 77, "condition": "answered"})"),
+                  hvd::ConfigError);
+  CHECK_THROWS_AS(why::parse_rank_answer(3, R"({"rank": 3, "pid": 77, "condition": 1})"),
+                  hvd::ConfigError);
+}
