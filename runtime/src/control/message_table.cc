@@ -22,14 +22,18 @@ std::string differ(const std::vector<Request>& rs, const char* what,
                    const std::function<std::string(const Request&)>& value) {
   const std::string first = value(rs[0]);
   std::string ranks, theirs;
+  int count = 0;
   for (const Request& r : rs) {
     if (value(r) == first) continue;
     ranks += (ranks.empty() ? "" : ", ") + std::to_string(r.rank);
+    ++count;
     if (theirs.empty()) theirs = value(r);
   }
   if (ranks.empty()) return {};
+  // "rank 1 has [5]" names the rank as every other message does (and as a reader searches).
   return str_cat("mismatched ", what, " for tensor '", rs[0].name, "': rank ", rs[0].rank, " has ",
-                 first, ", rank(s) ", ranks, " have ", theirs, " (first difference shown)");
+                 first, ", ", count == 1 ? "rank " : "ranks ", ranks, count == 1 ? " has " : " have ",
+                 theirs, " (first difference shown)");
 }
 
 std::vector<int64_t> tail_dims(const std::vector<int64_t>& shape) {

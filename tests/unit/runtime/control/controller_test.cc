@@ -165,7 +165,7 @@ TEST_CASE("controller: ranks that disagree fail that tensor everywhere, others s
   for (const RankLog& log : logs) {
     CHECK(log.errors.count("good") == 0);
     REQUIRE(log.errors.count("bad") == 1);
-    CHECK(log.errors.at("bad").find("rank(s) 2 have int32") != std::string::npos);
+    CHECK(log.errors.at("bad").find("rank 2 has int32") != std::string::npos);
   }
 }
 

@@ -41,13 +41,13 @@ TEST_CASE("message_table: disagreements fail the tensor and name the ranks") {
   control::Response r = table.take_response("w");
   CHECK(r.kind == control::Response::Kind::kError);
   CHECK(r.error ==
-        "mismatched data types for tensor 'w': rank 0 has float32, rank(s) 1, 3 have float16 "
+        "mismatched data types for tensor 'w': rank 0 has float32, ranks 1, 3 have float16 "
         "(first difference shown)");
 
   for (int rank = 0; rank < 4; ++rank)
     table.add(req(rank, "s", rank == 2 ? std::vector<int64_t>{4, 3} : std::vector<int64_t>{4, 2}));
   CHECK(table.take_response("s").error.find("mismatched shapes for tensor 's': rank 0 has [4, 2], "
-                                            "rank(s) 2 have [4, 3]") == 0);
+                                            "rank 2 has [4, 3]") == 0);
 
   for (int rank = 0; rank < 4; ++rank) {
     control::Request b = req(rank, "bcast");
@@ -202,7 +202,7 @@ TEST_CASE("message_table: adding a process set needs the same ranks everywhere")
   const control::Response bad = table.take_response("hvd.process_set.0");
   CHECK(bad.kind == control::Response::Kind::kError);
   CHECK(bad.error.find("mismatched process set ranks") != std::string::npos);
-  CHECK(bad.error.find("rank(s) 2 have [0, 2]") != std::string::npos);
+  CHECK(bad.error.find("rank 2 has [0, 2]") != std::string::npos);
 
   for (int rank = 0; rank < 3; ++rank) {
     control::Request r = req(rank, "hvd.process_set.1", {0});
