@@ -9,6 +9,11 @@ foreach(feature MPI PMIX CUDA NCCL)
   set_property(CACHE HVD_WITH_${feature} PROPERTY STRINGS ${_hvd_tristate})
 endforeach()
 option(HVD_BUILD_TESTS "Build the test suite" ON)
+# The launcher's end-to-end tests (tests/integration: hvdrun with real ranks, one process per
+# case). scripts/test.sh runs them in the main tree and leaves them out of the sanitizer tree,
+# where they were CI's slowest phase for what the unit tests, the runtime's process probes and
+# the fuzzers already cover there.
+option(HVD_BUILD_LAUNCHER_E2E "Build the launcher's end-to-end tests (tests/integration)" ON)
 option(HVD_WERROR "Treat compiler warnings as errors" OFF)
 
 # hvd_resolve_feature(NAME FOUND): sets HVD_HAVE_<NAME> to 1 or 0 from the option and

@@ -63,24 +63,22 @@ export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/t
 
 phase "minimal build under ASan + UBSan (clang, warnings are errors), with the fuzz targets"
 # HVD_BUILD_FUZZ instruments the tree for libFuzzer and defaults HVD_SANITIZE to address,undefined.
-sanitized_build "$build_dir-asan" -DHVD_WERROR=ON -DHVD_BUILD_FUZZ=ON
+# Without the launcher's end-to-end tests (HVD_BUILD_LAUNCHER_E2E, cmake/HvdOptions.cmake): one
+# hvdrun job per case, they took more of CI's time under ASan than all the rest of this phase,
+# and they run in the main phase above.
+sanitized_build "$build_dir-asan" -DHVD_WERROR=ON -DHVD_BUILD_FUZZ=ON -DHVD_BUILD_LAUNCHER_E2E=OFF
 cmake --build "$build_dir-asan" -j "$(nproc)"
 phase "ASan + UBSan: unit and process tests"
 # Left out: the Slurm cluster, GPU and MPI labels (not built here), the framework tests
-# (Python would have to preload the ASan runtime), a rank that crashes on purpose with SIGSEGV
-# (ASan catches it and aborts: 134, not the 139 the test checks), and the two tests that make
-# hwloc look up GPUs (its dlopen()ed I/O plugins leak at exit, reported from an unloaded module
-# that no suppression can name). Also the fault matrix, which runs in the main phase: it is 14
-# jobs that each wait out a fault, and under the earlier gcc ASan build in CI it was still
-# running when CI's 90 minutes ran out (here it takes about 160 s under ASan; the cause was not
-# reproduced), so it is not worth its risk twice. And the install tests: their find_package(hvd)
-# program would link an instrumented libhvd.so without the sanitizer runtime, and what they
-# check (paths, packaging) is the same in the main phase. And the json inputs cases: one hvdrun
-# run per mutated field (under ASan about 2 minutes of process time), where predict_json_fuzz
-# and report_json_fuzz drive the same readers under the sanitizers below.
+# (Python would have to preload the ASan runtime), the pure-Python unit tests, the include
+# boundaries and the ELF RUNPATH check (nothing runs there that a sanitizer could check; the
+# main phase has them), the test that makes hwloc look up GPUs (its dlopen()ed I/O plugins leak
+# at exit, reported from an unloaded module that no suppression can name), and the install
+# tests: their find_package(hvd) program would link an instrumented libhvd.so without the
+# sanitizer runtime, and what they check (paths, packaging) is the same in the main phase.
 ctest --test-dir "$build_dir-asan" --output-on-failure -j "$(nproc)" --timeout 600 -L 'unit|integration' \
   -LE 'slurm|gpu|mpi' \
-  -E '^torch_|^mpi4py_|^install_|a rank killed by a signal: hvdrun exits 128|fill_gpu_numa on this machine|each visible GPU goes to one local rank|fault matrix|json inputs:'
+  -E '^torch_|^mpi4py_|^install_|^python_unit|^boundaries|^elf_|fill_gpu_numa on this machine'
 
 phase "fuzz targets: 2000 runs each over the seed corpus"
 HVD_FUZZ_BUILD_DIR="$build_dir-asan" ./scripts/fuzz.sh --runs 2000
