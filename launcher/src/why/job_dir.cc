@@ -58,6 +58,18 @@ std::string process_start_ticks(pid_t pid) {
   return {};
 }
 
+void remove_private_folder(const std::string& path) noexcept {
+  // Only names hvdrun and the ranks made; the folder is 0700, so no one else added any.
+  if (DIR* d = opendir(path.c_str())) {
+    while (const dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..") unlinkat(dirfd(d), name.c_str(), 0);
+    }
+    closedir(d);
+  }
+  rmdir(path.c_str());
+}
+
 std::string jobs_folder() {
   const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
   std::string path;
@@ -94,16 +106,7 @@ JobDir JobDir::create(const std::vector<std::string>& command) {
 JobDir::JobDir(JobDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
 
 JobDir::~JobDir() {
-  if (path_.empty()) return;
-  // Only names hvdrun and the ranks made; the folder is 0700, so no one else added any.
-  if (DIR* d = opendir(path_.c_str())) {
-    while (const dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") unlinkat(dirfd(d), name.c_str(), 0);
-    }
-    closedir(d);
-  }
-  rmdir(path_.c_str());
+  if (!path_.empty()) remove_private_folder(path_);
 }
 
 void JobDir::write_verdict(const std::string& json) const {
@@ -122,7 +125,10 @@ std::vector<RunningJob> running_jobs() {
       const nlohmann::json job = nlohmann::json::parse(
           files::read_owned_file(base + "/" + name + "/" + kJobFile, kMaxJobFile));
       const pid_t pid = job.at("pid").get<pid_t>();
-      if (pid <= 0 || process_start_ticks(pid) != job.at("start").get<std::string>()) continue;
+      if (pid <= 0 || process_start_ticks(pid) != job.at("start").get<std::string>()) {
+        remove_private_folder(base + "/" + name);  // its hvdrun is gone
+        continue;
+      }
       jobs.push_back({base + "/" + name, pid, job.at("command").get<std::string>()});
     } catch (const std::exception&) {
       continue;  // a folder being made or removed, or left by a killed hvdrun

@@ -21,6 +21,10 @@ namespace hvd::launcher::why {
 /// pid it names one process for good (a reused pid has a later start). Empty when it is gone.
 std::string process_start_ticks(pid_t pid);
 
+/// Removes a folder of hvdrun's own (a job's or a rank's, 0700) and the files in it. Never
+/// throws; what cannot be removed stays.
+void remove_private_folder(const std::string& path) noexcept;
+
 /// The per-user folder of running jobs, created 0700 when missing. Throws ConfigError when it
 /// is a symlink, not a folder, another user's, or open to others.
 std::string jobs_folder();
@@ -51,7 +55,8 @@ struct RunningJob {
   std::string command;
 };
 
-/// This user's hvdrun jobs whose process still runs (same pid and start time).
+/// This user's hvdrun jobs whose process still runs (same pid and start time). The folders of
+/// jobs whose hvdrun is gone (killed with SIGKILL: it could not remove its own) are removed.
 std::vector<RunningJob> running_jobs();
 
 /// The name of the verdict file in a job folder.

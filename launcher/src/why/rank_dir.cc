@@ -55,15 +55,7 @@ RankDir::RankDir(RankDir&& other) noexcept
 
 void RankDir::remove() noexcept {
   if (path_.empty()) return;
-  // The folder is 0700: only this rank (and exec-rank) wrote in it.
-  if (DIR* d = opendir(path_.c_str())) {
-    while (const dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") unlinkat(dirfd(d), name.c_str(), 0);
-    }
-    closedir(d);
-  }
-  rmdir(path_.c_str());
+  remove_private_folder(path_);
   path_.clear();
 }
 
@@ -96,7 +88,11 @@ std::vector<LocalRank> local_ranks(const std::string& run_id, const std::string&
         continue;
       }
       const pid_t pid = j.at("pid").get<pid_t>();
-      if (pid <= 0 || process_start_ticks(pid) != j.at("start").get<std::string>()) continue;
+      if (pid <= 0 || process_start_ticks(pid) != j.at("start").get<std::string>()) {
+        // The rank ended, and its exec-rank did not remove the folder (killed with SIGKILL).
+        remove_private_folder(folder);
+        continue;
+      }
       found.push_back(LocalRank{j.at("rank").get<int>(), pid, folder});
     } catch (const std::exception&) {
       continue;  // being made or removed, or not a rank's folder

@@ -6,12 +6,14 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -22,6 +24,7 @@
 #include "store/kv_client.h"
 #include "store/kv_server.h"
 #include "why/collector.h"
+#include "why/job_dir.h"
 #include "why/rank_dir.h"
 
 namespace why = hvd::launcher::why;
@@ -102,12 +105,35 @@ TEST_CASE("rank folders: a run's ranks on this node are found, not other runs' o
   ended.record(child);
   waitpid(child, nullptr, 0);
   CHECK(why::local_ranks("run-a", "node1").size() == 1);
+  // ... and its folder, which its exec-rank (killed) did not remove, is gone.
+  CHECK_FALSE(std::filesystem::exists(ended.path()));
 
   const std::string path = mine.path();
   mine.remove();
   CHECK_FALSE(std::filesystem::exists(path));
   CHECK(why::local_ranks("run-a", "node1").empty());
   mine.remove();  // idempotent
+}
+
+TEST_CASE("job folders: the folder of a job whose hvdrun was killed is removed, a live one "
+          "stays") {
+  PrivateRuntimeDir runtime;
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) _exit(0);
+  const std::string start = why::process_start_ticks(child);
+  waitpid(child, nullptr, 0);
+  const std::string dead = why::jobs_folder() + "/job-dead";
+  REQUIRE(mkdir(dead.c_str(), 0700) == 0);
+  std::ofstream(dead + "/job.json") << nlohmann::json{
+      {"pid", child}, {"start", start}, {"command", "python3 train.py"}};
+  why::JobDir live = why::JobDir::create({"python3", "live.py"});
+  const std::vector<why::RunningJob> jobs = why::running_jobs();
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].pid == getpid());
+  CHECK(jobs[0].command == "python3 live.py");
+  CHECK_FALSE(std::filesystem::exists(dead));
+  CHECK(std::filesystem::exists(live.path()));
 }
 
 TEST_CASE("node agent: a stopped rank is answered for, a running one gets the why signal and "
