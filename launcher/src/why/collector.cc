@@ -146,6 +146,32 @@ std::string take_python_dump(const std::string& why_dir, int rank) {
   return text;
 }
 
+namespace {
+
+// A number field of /proc/PID/status ("TracerPid:\t123", "PPid:\t1"); -1 when absent.
+long status_field(pid_t pid, const std::string& name) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.compare(0, name.size() + 1, name + ":") == 0) {
+      try {
+        return std::stol(line.substr(name.size() + 1));
+      } catch (const std::exception&) {
+        return -1;
+      }
+    }
+  }
+  return -1;
+}
+
+// A rank in tracing stop because its own eu-stack (its child, diag/native_stack.h) reads its
+// stack is answering, not stopped: a debugger is not the rank's child.
+bool traced_by_own_child(pid_t pid) {
+  const long tracer = status_field(pid, "TracerPid");
+  return tracer > 0 && status_field(static_cast<pid_t>(tracer), "PPid") == pid;
+}
+
+}  // namespace
+
 RankCondition process_condition(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string text;
@@ -154,7 +180,10 @@ RankCondition process_condition(pid_t pid) {
   const size_t close = text.rfind(')');
   if (close == std::string::npos || close + 2 >= text.size()) return RankCondition::kSilent;
   const char state = text[close + 2];
-  if (state == 'T' || state == 't') return RankCondition::kStopped;
+  if (state == 'T') return RankCondition::kStopped;
+  if (state == 't') {
+    return traced_by_own_child(pid) ? RankCondition::kSilent : RankCondition::kStopped;
+  }
   if (state == 'Z' || state == 'X') return RankCondition::kGone;
   return RankCondition::kSilent;
 }

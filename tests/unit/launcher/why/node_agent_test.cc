@@ -6,6 +6,8 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -183,4 +185,61 @@ TEST_CASE("node agent: no rank of the run on this node is no work, and needs no 
   input.run_id = "run-none";
   input.node = "node1";
   CHECK(why::answer_for_node(input) == 0);
+}
+
+TEST_CASE("process condition: a rank its own eu-stack traces is answering, one a debugger "
+          "holds is stopped") {
+  // A debugger: this test process seizes its child and stops it.
+  const pid_t held = fork();
+  REQUIRE(held >= 0);
+  if (held == 0) {
+    for (;;) pause();
+  }
+  if (ptrace(PTRACE_SEIZE, held, nullptr, nullptr) != 0) {
+    MESSAGE("ptrace is not allowed here; skipped");
+    end_rank(held);
+    return;
+  }
+  ptrace(PTRACE_INTERRUPT, held, nullptr, nullptr);
+  int status = 0;
+  waitpid(held, &status, __WALL);
+  CHECK(why::process_condition(held) == why::RankCondition::kStopped);
+  ptrace(PTRACE_DETACH, held, nullptr, nullptr);
+  end_rank(held);
+
+  // eu-stack: the rank's own child seizes it (the rank allowed it, as libhvd does).
+  int ready[2];
+  REQUIRE(pipe(ready) == 0);
+  const pid_t rank = fork();
+  REQUIRE(rank >= 0);
+  if (rank == 0) {
+    setpgid(0, 0);  // with its reader: one group, killed together below
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY);
+    const pid_t reader = fork();
+    if (reader == 0) {
+      const pid_t parent = getppid();
+      char ok = 0;
+      if (ptrace(PTRACE_SEIZE, parent, nullptr, nullptr) == 0 &&
+          ptrace(PTRACE_INTERRUPT, parent, nullptr, nullptr) == 0) {
+        int st = 0;
+        waitpid(parent, &st, __WALL);
+        ok = 1;
+      }
+      if (write(ready[1], &ok, 1) != 1) _exit(1);
+      for (;;) pause();
+    }
+    for (;;) pause();
+  }
+  setpgid(rank, rank);
+  close(ready[1]);
+  char ok = 0;
+  REQUIRE(read(ready[0], &ok, 1) == 1);
+  close(ready[0]);
+  if (ok == 1) {
+    CHECK(why::process_condition(rank) == why::RankCondition::kSilent);
+  } else {
+    MESSAGE("the rank's child could not trace it here; skipped");
+  }
+  kill(-rank, SIGKILL);  // the rank and its reader
+  waitpid(rank, nullptr, 0);
 }
