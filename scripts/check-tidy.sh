@@ -23,9 +23,13 @@ mapfile -t files < <(git ls-files -- launcher runtime libs trainer python tools 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 # --quiet: only findings. Each clang-tidy prints its own findings; xargs runs `jobs` at once.
+# -std=gnu++17: GCC's default is already C++17, so CMake writes no -std flag into the database
+# (cxx_std_17 is met), but clang's default is C++14 and would misparse every file (optional,
+# string_view, nested namespaces). Put before the database's flags, so an explicit -std wins.
 status=0
 printf '%s\0' "${files[@]}" |
-  xargs -0 -P "$jobs" -n 4 clang-tidy -p "$build_dir" --quiet >"$out" 2>/dev/null || status=$?
+  xargs -0 -P "$jobs" -n 4 clang-tidy -p "$build_dir" --quiet --extra-arg-before=-std=gnu++17 \
+    >"$out" 2>/dev/null || status=$?
 findings=$(grep -E '(warning|error): ' "$out" | sed "s|$PWD/||" | sort -u || true)
 if [ -n "$findings" ]; then
   echo "check-tidy: findings in ${#files[@]} production sources (.clang-tidy; fix them or the check):" >&2

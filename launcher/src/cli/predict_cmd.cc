@@ -55,6 +55,105 @@ predict::Link link_of(const std::string& file, double latency_us, double gbps, c
   return fit.link;
 }
 
+// libhvd's settings from the flags; both must be above 0 for the model to mean anything.
+predict::Schedule schedule_of(const PredictOptions& o) {
+  predict::Schedule s;
+  s.fusion_bytes = o.fusion_threshold_mb * 1024 * 1024;
+  s.cycle_ms = o.cycle_time_ms;
+  s.hierarchical = o.hierarchical;
+  if (s.fusion_bytes <= 0 || s.cycle_ms <= 0) {
+    throw UsageError("predict: --fusion-threshold-mb and --cycle-time-ms must be above 0");
+  }
+  return s;
+}
+
+// The links within and between nodes (fitted or given, said in `notes`) and the node's cores;
+// ranks_per_node is set per row by print_table().
+predict::Cluster cluster_of(const PredictOptions& o, const predict::Workload& w,
+                            const predict::Schedule& s, std::vector<std::string>& notes) {
+  predict::Cluster c;
+  // The job's largest allreduce: all its gradients fused, up to the fusion threshold.
+  const double focus = std::min(w.gradient_bytes, s.fusion_bytes);
+  c.intra = link_of(o.intra_file, o.intra_latency_us, o.intra_gbps, "intra-node", s.small_bytes,
+                    focus, notes);
+  c.inter = link_of(o.inter_file, o.inter_latency_us, o.inter_gbps, "inter-node", s.small_bytes,
+                    focus, notes);
+  c.cores_per_node = o.cores_per_node;
+  return c;
+}
+
+void check_counts(const PredictOptions& o) {
+  for (int n : o.nodes) {
+    if (n < 1) throw UsageError(str_cat("--nodes: ", n, " is not a node count"));
+  }
+  for (int l : o.ranks_per_node) {
+    if (l < 1) throw UsageError(str_cat("--ranks-per-node: ", l, " is not a rank count"));
+  }
+}
+
+// A row with several nodes needs the network, one with several ranks per node the node's links.
+void check_links_needed(const PredictOptions& o, const predict::Cluster& c) {
+  const bool multi_node = std::any_of(o.nodes.begin(), o.nodes.end(), [](int n) { return n > 1; });
+  const bool multi_local = std::any_of(o.ranks_per_node.begin(), o.ranks_per_node.end(),
+                                       [](int l) { return l > 1; });
+  if (multi_node && c.inter.bandwidth_gbps <= 0) {
+    throw UsageError("predict: node counts above 1 need the network: --inter FILE (hvd-bench "
+                     "across hosts) or --inter-latency-us and --inter-gbps");
+  }
+  if (multi_local && c.intra.bandwidth_gbps <= 0) {
+    throw UsageError("predict: several ranks per node need the node's links: --intra FILE "
+                     "(hvd-bench on one host) or --intra-latency-us and --intra-gbps");
+  }
+}
+
+// Prints one line per (ranks per node, node count) and returns the same rows for --json.
+nlohmann::json print_table(const PredictOptions& o, const predict::Workload& w,
+                           const predict::Schedule& s, predict::Cluster c) {
+  nlohmann::json rows = nlohmann::json::array();
+  std::printf("%6s %6s %-19s %10s %11s %11s %11s %11s %12s %10s\n", "nodes", "ranks", "algorithm",
+              "allreduces", "compute(ms)", "comm(ms)", "exposed(ms)", "step(ms)", "samples/s",
+              "efficiency");
+  for (int local : o.ranks_per_node) {
+    c.ranks_per_node = local;
+    for (const predict::Prediction& p : predict::predict(w, c, s, o.nodes)) {
+      std::printf("%6d %6d %-19s %10d %11.3f %11.3f %11.3f %11.3f %12.1f %9.1f%%\n", p.nodes,
+                  p.ranks, p.algorithm.c_str(), p.allreduces, p.compute_ms, p.comm_ms,
+                  p.exposed_ms, p.step_ms, p.samples_per_sec, 100 * p.efficiency);
+      rows.push_back({{"nodes", p.nodes}, {"ranks", p.ranks}, {"ranks_per_node", local},
+                      {"algorithm", p.algorithm}, {"allreduces", p.allreduces},
+                      {"compute_ms", p.compute_ms}, {"comm_ms", p.comm_ms},
+                      {"exposed_ms", p.exposed_ms}, {"step_ms", p.step_ms},
+                      {"samples_per_sec", p.samples_per_sec}, {"efficiency", p.efficiency}});
+    }
+  }
+  return rows;
+}
+
+// Under the table: the step, where each link came from, and the model's assumptions.
+void print_footer(const predict::Workload& w, const std::vector<std::string>& notes) {
+  std::printf("step: %.3f ms compute (%.0f%% backward), %.1f MB of gradients in %d tensors, "
+              "batch %d per rank\n",
+              w.compute_ms, 100 * w.backward_fraction, w.gradient_bytes / 1e6, w.tensors,
+              w.batch_per_rank);
+  for (const std::string& n : notes) std::printf("%s\n", n.c_str());
+  std::printf("assumptions:\n");
+  for (const std::string& a : predict::assumptions()) std::printf("  - %s\n", a.c_str());
+  std::fflush(stdout);
+}
+
+nlohmann::json json_of(const predict::Workload& w, const std::vector<std::string>& notes,
+                       const nlohmann::json& rows) {
+  return {{"tool", "hvdrun predict"},
+          {"step", {{"compute_ms", w.compute_ms},
+                    {"backward_fraction", w.backward_fraction},
+                    {"gradient_bytes", w.gradient_bytes},
+                    {"tensors", w.tensors},
+                    {"batch_per_rank", w.batch_per_rank}}},
+          {"links", notes},
+          {"assumptions", predict::assumptions()},
+          {"rows", rows}};
+}
+
 }  // namespace
 
 CLI::App* register_predict(CLI::App& app, PredictOptions& o) {
@@ -107,77 +206,14 @@ CLI::App* register_predict(CLI::App& app, PredictOptions& o) {
 int run_predict(const PredictOptions& o, const EnvMap& /*env*/) {
   OutputFile json_out(o.json_file);
   const predict::Workload w = workload_of(o);
-  predict::Schedule s;
-  s.fusion_bytes = o.fusion_threshold_mb * 1024 * 1024;
-  s.cycle_ms = o.cycle_time_ms;
-  s.hierarchical = o.hierarchical;
-  if (s.fusion_bytes <= 0 || s.cycle_ms <= 0) {
-    throw UsageError("predict: --fusion-threshold-mb and --cycle-time-ms must be above 0");
-  }
+  const predict::Schedule s = schedule_of(o);
   std::vector<std::string> notes;
-  predict::Cluster c;
-  // The job's largest allreduce: all its gradients fused, up to the fusion threshold.
-  const double focus = std::min(w.gradient_bytes, s.fusion_bytes);
-  c.intra = link_of(o.intra_file, o.intra_latency_us, o.intra_gbps, "intra-node", s.small_bytes,
-                    focus, notes);
-  c.inter = link_of(o.inter_file, o.inter_latency_us, o.inter_gbps, "inter-node", s.small_bytes,
-                    focus, notes);
-  c.cores_per_node = o.cores_per_node;
-  for (int n : o.nodes) {
-    if (n < 1) throw UsageError(str_cat("--nodes: ", n, " is not a node count"));
-  }
-  for (int l : o.ranks_per_node) {
-    if (l < 1) throw UsageError(str_cat("--ranks-per-node: ", l, " is not a rank count"));
-  }
-  const bool multi_node = std::any_of(o.nodes.begin(), o.nodes.end(), [](int n) { return n > 1; });
-  const bool multi_local = std::any_of(o.ranks_per_node.begin(), o.ranks_per_node.end(),
-                                       [](int l) { return l > 1; });
-  if (multi_node && c.inter.bandwidth_gbps <= 0) {
-    throw UsageError("predict: node counts above 1 need the network: --inter FILE (hvd-bench "
-                     "across hosts) or --inter-latency-us and --inter-gbps");
-  }
-  if (multi_local && c.intra.bandwidth_gbps <= 0) {
-    throw UsageError("predict: several ranks per node need the node's links: --intra FILE "
-                     "(hvd-bench on one host) or --intra-latency-us and --intra-gbps");
-  }
-
-  nlohmann::json rows = nlohmann::json::array();
-  std::printf("%6s %6s %-19s %10s %11s %11s %11s %11s %12s %10s\n", "nodes", "ranks", "algorithm",
-              "allreduces", "compute(ms)", "comm(ms)", "exposed(ms)", "step(ms)", "samples/s",
-              "efficiency");
-  for (int local : o.ranks_per_node) {
-    c.ranks_per_node = local;
-    for (const predict::Prediction& p : predict::predict(w, c, s, o.nodes)) {
-      std::printf("%6d %6d %-19s %10d %11.3f %11.3f %11.3f %11.3f %12.1f %9.1f%%\n", p.nodes,
-                  p.ranks, p.algorithm.c_str(), p.allreduces, p.compute_ms, p.comm_ms,
-                  p.exposed_ms, p.step_ms, p.samples_per_sec, 100 * p.efficiency);
-      rows.push_back({{"nodes", p.nodes}, {"ranks", p.ranks}, {"ranks_per_node", local},
-                      {"algorithm", p.algorithm}, {"allreduces", p.allreduces},
-                      {"compute_ms", p.compute_ms}, {"comm_ms", p.comm_ms},
-                      {"exposed_ms", p.exposed_ms}, {"step_ms", p.step_ms},
-                      {"samples_per_sec", p.samples_per_sec}, {"efficiency", p.efficiency}});
-    }
-  }
-  std::printf("step: %.3f ms compute (%.0f%% backward), %.1f MB of gradients in %d tensors, "
-              "batch %d per rank\n",
-              w.compute_ms, 100 * w.backward_fraction, w.gradient_bytes / 1e6, w.tensors,
-              w.batch_per_rank);
-  for (const std::string& n : notes) std::printf("%s\n", n.c_str());
-  std::printf("assumptions:\n");
-  for (const std::string& a : predict::assumptions()) std::printf("  - %s\n", a.c_str());
-  std::fflush(stdout);
-  if (!o.json_file.empty()) {
-    const nlohmann::json doc = {{"tool", "hvdrun predict"},
-                                {"step", {{"compute_ms", w.compute_ms},
-                                          {"backward_fraction", w.backward_fraction},
-                                          {"gradient_bytes", w.gradient_bytes},
-                                          {"tensors", w.tensors},
-                                          {"batch_per_rank", w.batch_per_rank}}},
-                                {"links", notes},
-                                {"assumptions", predict::assumptions()},
-                                {"rows", rows}};
-    json_out.write_all(doc.dump(2) + "\n");
-  }
+  predict::Cluster c = cluster_of(o, w, s, notes);
+  check_counts(o);
+  check_links_needed(o, c);
+  const nlohmann::json rows = print_table(o, w, s, c);
+  print_footer(w, notes);
+  if (!o.json_file.empty()) json_out.write_all(json_of(w, notes, rows).dump(2) + "\n");
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <iostream>
+#include <optional>
 #include <utility>
 
 #include "control/fusion_planner.h"
@@ -250,8 +251,10 @@ std::vector<Response> Controller::negotiate(const std::vector<Request>& uncached
   return negotiated;
 }
 
-const CycleResult& Controller::run_cycle(const std::vector<const Request*>& fresh,
-                                         bool want_shutdown, const FoldInput& fold) {
+// Steps 1 and 2 of the protocol (controller.h): sorts this rank's requests by cache state and
+// votes on them, with the flags and, when it can ride along, one tensor's data.
+void Controller::cast_vote(const std::vector<const Request*>& fresh, bool want_shutdown,
+                           const FoldInput& fold) {
   for (const Request* r : fresh) {
     if (r->type == OpType::kJoin) joined_ = true;
   }
@@ -276,16 +279,18 @@ const CycleResult& Controller::run_cycle(const std::vector<const Request*>& fres
   votes_.set_flag(CacheVote::kAllIdle, idle);
   const VoteFold reduce = offer_fold(want_shutdown, fold);
   channel_.vote(votes_.words(), votes_.and_words(), reduce);
+}
 
-  CycleResult& result = result_;
+void Controller::start_result(CycleResult& result) const {
   result.shutdown = !votes_.flag(CacheVote::kNoShutdown);
   result.negotiated = false;
   result.joined = joined_;
   result.all_idle = votes_.flag(CacheVote::kAllIdle);
   result.folded = nullptr;
   result.folded_data = nullptr;
-  take_cache_ready(votes_.flag(CacheVote::kJoined));
-  expire_cached_waits();
+}
+
+void Controller::record_cached_runs() {
   if (options_.stall_check && channel_.rank() == options_.coordinator && !ready_.empty()) {
     // The job's pace, from the cached tensors that run every step (StallInspector::record_run).
     const Clock::TimePoint now = stall_.now();
@@ -293,6 +298,9 @@ const CycleResult& Controller::run_cycle(const std::vector<const Request*>& fres
       for (const std::string& name : r->names) stall_.record_run(name, now);
     }
   }
+}
+
+void Controller::negotiate_if_voted(CycleResult& result) {
   ready_copies_.clear();
   negotiated_.clear();
   if (!votes_.flag(CacheVote::kNoUncached)) {
@@ -306,6 +314,9 @@ const CycleResult& Controller::run_cycle(const std::vector<const Request*>& fres
   } else {
     HVD_CHECK(vote_.uncached.empty(), "uncached requests after a vote that saw none");
   }
+}
+
+void Controller::take_folded(CycleResult& result) {
   if (const std::optional<size_t> bit = votes_.folded()) {
     // Every rank folded this tensor, its only one pending: it is all this cycle runs.
     HVD_CHECK(ready_.size() == 1 && ready_[0]->names == cache_.peek(*bit).names,
@@ -314,6 +325,18 @@ const CycleResult& Controller::run_cycle(const std::vector<const Request*>& fres
     result.folded_data = votes_.fold_data();
     ready_.clear();
   }
+}
+
+const CycleResult& Controller::run_cycle(const std::vector<const Request*>& fresh,
+                                         bool want_shutdown, const FoldInput& fold) {
+  cast_vote(fresh, want_shutdown, fold);
+  CycleResult& result = result_;
+  start_result(result);
+  take_cache_ready(votes_.flag(CacheVote::kJoined));
+  expire_cached_waits();
+  record_cached_runs();
+  negotiate_if_voted(result);
+  take_folded(result);
   if (options_.stall_check && channel_.rank() == options_.coordinator) inspect_stalls();
   plan_ready(result);
   return result;

@@ -124,6 +124,18 @@ class Controller {
     std::vector<Request> uncached;
     void clear();
   };
+  // run_cycle()'s steps, in order: cast_vote() (protocol steps 1 and 2), start_result() (the
+  // flags the vote decided), take_cache_ready(), expire_cached_waits(), record_cached_runs(),
+  // negotiate_if_voted() (step 3), take_folded(), the stall check, plan_ready() (step 4).
+  void cast_vote(const std::vector<const Request*>& fresh, bool want_shutdown,
+                 const FoldInput& fold);
+  void start_result(CycleResult& result) const;
+  // Coordinator with the stall check on: the cache-ready tensors ran now (the job's pace).
+  void record_cached_runs();
+  // Negotiates when some rank voted that it has uncached requests; ready_ gets the responses.
+  void negotiate_if_voted(CycleResult& result);
+  // Moves the tensor that rode on the vote, if one did, from ready_ to result.folded.
+  void take_folded(CycleResult& result);
   // Takes the waiting requests and `fresh` into requests_, then sorts them into vote_ by cache
   // state.
   void sort_requests(const std::vector<const Request*>& fresh);
