@@ -15,7 +15,11 @@ command -v clang-tidy >/dev/null || { echo "check-tidy: clang-tidy is missing (a
   { echo "check-tidy: no $build_dir/compile_commands.json: configure the tree first (scripts/build.sh)" >&2; exit 2; }
 
 # Only sources the database knows (a file of a part that is switched off, e.g. CUDA, is not).
-mapfile -t files < <(git ls-files -- launcher runtime libs trainer python tools | grep -E '\.cc$' |
+sources() {  # the tracked sources; every one under the folders when this is not a git checkout
+  git ls-files -- launcher runtime libs trainer python tools 2>/dev/null ||
+    find launcher runtime libs trainer python tools -type f 2>/dev/null
+}
+mapfile -t files < <(sources | grep -E '\.cc$' |
   while IFS= read -r f; do grep -qF "\"file\": \"$PWD/$f\"" "$build_dir/compile_commands.json" &&
     printf '%s\n' "$f"; done)
 [ "${#files[@]}" -gt 0 ] || { echo "check-tidy: no production source in $build_dir's compile database" >&2; exit 2; }

@@ -16,6 +16,7 @@ packages=(
   libkainjow-mustache-dev                           # sbatch script templates
   doctest-dev                                       # unit tests
   clang libfuzzer-14-dev                            # fuzz targets (fuzz/, scripts/fuzz.sh)
+  clang-tidy                                        # scripts/check-tidy.sh (.clang-tidy), in CI
   hyperfine                                         # benchmark helper (scripts/bench-launch.sh)
   python3-torch python3-numpy python3-mpi4py        # framework tests, hvd-train's PyTorch baseline
   python3-pytest                                    # hvdrun.torch's unit tests (tests/unit/python)

@@ -31,9 +31,23 @@ phase "dependencies"
 ./scripts/install-deps.sh
 phase "house rules: no production file over 400 lines"
 ./scripts/check-file-sizes.sh
-phase "main build (warnings are errors) and every test"
+phase "main build (warnings are errors), every test, and clang-tidy beside them"
 ./scripts/build.sh
+# clang-tidy (scripts/check-tidy.sh: .clang-tidy's checks as errors, among them "no function
+# over 60 lines") parses every production source once more. It runs at the lowest priority
+# beside the tests, many of which wait on processes and timers, so it takes the CPU they leave
+# rather than adding a phase. Its own session, so that a failing test stops all of it.
+tidy_log="$build_dir/check-tidy.log"
+setsid nice -n 19 ./scripts/check-tidy.sh "$build_dir" >"$tidy_log" 2>&1 &
+tidy_pid=$!
+trap 'kill -- -"$tidy_pid" 2>/dev/null || true' EXIT
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600 "$@"
+if ! wait "$tidy_pid"; then
+  cat "$tidy_log"
+  exit 1
+fi
+trap - EXIT
+cat "$tidy_log"
 
 without_optional=(-DHVD_WITH_MPI=OFF -DHVD_WITH_PMIX=OFF -DHVD_WITH_CUDA=OFF -DHVD_WITH_NCCL=OFF
                   -DHVD_WITH_GLOO=OFF -DHVD_WITH_TORCH=OFF)
