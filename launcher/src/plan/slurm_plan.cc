@@ -81,6 +81,30 @@ std::vector<RankPlan> predicted_ranks(const slurm::Allocation& alloc,
   return ranks;
 }
 
+// The step's srun line: the shape, and exec-rank with the rendezvous and the profile's options.
+slurm::SrunRequest srun_request(const LaunchRequest& request, const slurm::StepShape& shape,
+                                const std::string& hvdrun, const profile::SiteProfile& profile,
+                                const plan::TaskEnvOptions& task_options) {
+  slurm::SrunRequest srun_line;
+  srun_line.shape = shape;
+  srun_line.hvdrun = hvdrun;
+  srun_line.exec_rank_args = slurm::exec_rank_args_for(profile);
+  srun_line.exec_rank_args.insert(srun_line.exec_rank_args.end(),
+                                {"--master-addr", task_options.master_addr, "--master-port",
+                                 std::to_string(task_options.master_port)});
+  if (request.settings.launcher.horovod_compat) {
+    srun_line.exec_rank_args.push_back("--horovod-compat");
+  }
+  if (!task_options.tf_workers.empty()) {
+    std::string workers;
+    for (const std::string& w : task_options.tf_workers) workers += (workers.empty() ? "" : ",") + w;
+    srun_line.exec_rank_args.insert(srun_line.exec_rank_args.end(), {"--tf-workers", workers});
+  }
+  srun_line.command = request.command;
+  srun_line.user_srun_args = request.srun_args;
+  return srun_line;
+}
+
 }  // namespace
 
 LaunchPlan build_slurm_plan(const LaunchRequest& request, const SlurmFacts& facts,
@@ -112,25 +136,10 @@ LaunchPlan build_slurm_plan(const LaunchRequest& request, const SlurmFacts& fact
   plan.endpoints.master_port = static_cast<uint16_t>(task_options.master_port);
   plan.endpoints.run_id = make_run_id();
 
-  slurm::SrunRequest srun_line;
-  srun_line.shape = shape;
-  srun_line.hvdrun = facts.hvdrun;
-  srun_line.exec_rank_args = slurm::exec_rank_args_for(profile);
-  srun_line.exec_rank_args.insert(srun_line.exec_rank_args.end(),
-                                {"--master-addr", task_options.master_addr, "--master-port",
-                                 std::to_string(task_options.master_port)});
-  if (settings.launcher.horovod_compat) srun_line.exec_rank_args.push_back("--horovod-compat");
-  if (!task_options.tf_workers.empty()) {
-    std::string workers;
-    for (const std::string& w : task_options.tf_workers) workers += (workers.empty() ? "" : ",") + w;
-    srun_line.exec_rank_args.insert(srun_line.exec_rank_args.end(), {"--tf-workers", workers});
-  }
-  srun_line.command = request.command;
-  srun_line.user_srun_args = request.srun_args;
-
   Starter srun;
   srun.tool = "srun";
-  srun.argv = slurm::build_srun_command(srun_line, profile);
+  srun.argv = slurm::build_srun_command(
+      srun_request(request, shape, facts.hvdrun, profile, task_options), profile);
   srun.env = config::tunables_env(settings.tunables);
   // The site's defaults; a value already in the environment (the user's, or the batch script's
   // export) wins.
