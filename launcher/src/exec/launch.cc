@@ -47,8 +47,8 @@ std::vector<std::string> flatten(const EnvMap& env) {
 // `env` with `overlay` on top and the run's secret, which stays out of the plan so that
 // --dry-run cannot print it. The secret reaches srun's tasks and mpirun's ranks through the
 // environment they pass on (never argv, which every user sees in ps).
-std::vector<std::string> child_env(const EnvMap& env, const EnvMap& overlay,
-                                   const auth::RunSecret& secret, const JobView& job) {
+EnvMap child_env_map(const EnvMap& env, const EnvMap& overlay, const auth::RunSecret& secret,
+                     const JobView& job) {
   EnvMap full = env;
   for (const auto& [key, value] : overlay) full[key] = value;
   full[env::kRunSecret] = secret.hex();
@@ -56,7 +56,12 @@ std::vector<std::string> child_env(const EnvMap& env, const EnvMap& overlay,
   // hvdrun stops a hung job itself, after printing the verdict (exec/why_service.h): libhvd's
   // own stall shutdown would end the ranks first, with nothing said about where they were.
   if (job.enforces_stall_shutdown) full[env::kStallShutdownTime] = "0";
-  return flatten(full);
+  return full;
+}
+
+std::vector<std::string> child_env(const EnvMap& env, const EnvMap& overlay,
+                                   const auth::RunSecret& secret, const JobView& job) {
+  return flatten(child_env_map(env, overlay, secret, job));
 }
 
 // srun's "5" as a rank number; -1 for a list or range of tasks ("0-4,6").
@@ -101,13 +106,12 @@ WhyServiceOptions why_options(const plan::LaunchPlan& plan, const EnvMap& env,
   o.collect.why_dir = job != nullptr ? job->path() : std::string();
   if (plan.mode == plan::Mode::kSlurm && plan.slurm && plan.starter) {
     // The ranks are on the step's nodes, out of hvdrun's reach: a task on each node signals
-    // them (why/node_agent.h), with what the ranks were given (run id, store) and the secret.
+    // them (why/node_agent.h), with the environment srun's tasks get (run id, store, secret).
     o.collect.remote_argv =
         slurm::build_why_node_command(plan.starter->path, plan.slurm->job_id,
                                       plan.slurm->job_nodes.size(), plan.slurm->hvdrun);
-    o.collect.remote_env = env;
-    for (const auto& [key, value] : plan.starter->env) o.collect.remote_env[key] = value;
-    o.collect.remote_env[env::kRunSecret] = secret.hex();
+    o.collect.remote_env =
+        child_env_map(env, plan.starter->env, secret, JobView{job, plan.hosts_store});
   }
   o.ranks = plan.size;
   const config::Tunables& t = plan.settings.tunables;

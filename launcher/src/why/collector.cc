@@ -23,6 +23,28 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kPollInterval{50};
 constexpr std::chrono::milliseconds kConnectTimeout{2000};
 
+// A number field of /proc/PID/status ("TracerPid:\t123", "PPid:\t1"); -1 when absent.
+long status_field(pid_t pid, const std::string& name) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.compare(0, name.size() + 1, name + ":") == 0) {
+      try {
+        return std::stol(line.substr(name.size() + 1));
+      } catch (const std::exception&) {
+        return -1;
+      }
+    }
+  }
+  return -1;
+}
+
+// A rank in tracing stop because its own eu-stack (its child, diag/native_stack.h) reads its
+// stack is answering, not stopped: a debugger is not the rank's child.
+bool traced_by_own_child(pid_t pid) {
+  const long tracer = status_field(pid, "TracerPid");
+  return tracer > 0 && status_field(static_cast<pid_t>(tracer), "PPid") == pid;
+}
+
 class Round {
  public:
   Round(const std::vector<CollectTarget>& targets, const CollectOptions& o)
@@ -145,32 +167,6 @@ std::string take_python_dump(const std::string& why_dir, int rank) {
   if (fd.valid()) (void)ftruncate(fd.get(), 0);
   return text;
 }
-
-namespace {
-
-// A number field of /proc/PID/status ("TracerPid:\t123", "PPid:\t1"); -1 when absent.
-long status_field(pid_t pid, const std::string& name) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(status, line);) {
-    if (line.compare(0, name.size() + 1, name + ":") == 0) {
-      try {
-        return std::stol(line.substr(name.size() + 1));
-      } catch (const std::exception&) {
-        return -1;
-      }
-    }
-  }
-  return -1;
-}
-
-// A rank in tracing stop because its own eu-stack (its child, diag/native_stack.h) reads its
-// stack is answering, not stopped: a debugger is not the rank's child.
-bool traced_by_own_child(pid_t pid) {
-  const long tracer = status_field(pid, "TracerPid");
-  return tracer > 0 && status_field(static_cast<pid_t>(tracer), "PPid") == pid;
-}
-
-}  // namespace
 
 RankCondition process_condition(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");

@@ -96,7 +96,8 @@ JobDir JobDir::create(const std::vector<std::string>& command) {
   JobDir dir(pattern);
   std::string text;
   for (const std::string& word : command) text += (text.empty() ? "" : " ") + word;
-  const nlohmann::json job{{"pid", getpid()}, {"start", process_start_ticks(getpid())}, {"command", text}};
+  const nlohmann::json job{
+      {"pid", getpid()}, {"start", process_start_ticks(getpid())}, {"command", text}};
   files::write_file_atomically(dir.path_ + "/" + kJobFile,
                                job.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
                                0600);
@@ -113,28 +114,40 @@ void JobDir::write_verdict(const std::string& json) const {
   files::write_file_atomically(path_ + "/" + kVerdictFile, json, 0600);
 }
 
-std::vector<RunningJob> running_jobs() {
+void for_each_recorded_folder(
+    const std::string& prefix, const std::string& record_file, size_t max_bytes,
+    const std::function<void(const std::string&, const nlohmann::json&, bool)>& visit) {
   const std::string base = jobs_folder();
-  std::vector<RunningJob> jobs;
   DIR* d = opendir(base.c_str());
-  if (d == nullptr) return jobs;
+  if (d == nullptr) return;
   while (const dirent* e = readdir(d)) {
     const std::string name = e->d_name;
-    if (name.rfind("job-", 0) != 0) continue;
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string folder = base + "/" + name;
     try {
-      const nlohmann::json job = nlohmann::json::parse(
-          files::read_owned_file(base + "/" + name + "/" + kJobFile, kMaxJobFile));
-      const pid_t pid = job.at("pid").get<pid_t>();
-      if (pid <= 0 || process_start_ticks(pid) != job.at("start").get<std::string>()) {
-        remove_private_folder(base + "/" + name);  // its hvdrun is gone
-        continue;
-      }
-      jobs.push_back({base + "/" + name, pid, job.at("command").get<std::string>()});
+      const nlohmann::json record =
+          nlohmann::json::parse(files::read_owned_file(folder + "/" + record_file, max_bytes));
+      const pid_t pid = record.at("pid").get<pid_t>();
+      visit(folder, record,
+            pid > 0 && process_start_ticks(pid) == record.at("start").get<std::string>());
     } catch (const std::exception&) {
-      continue;  // a folder being made or removed, or left by a killed hvdrun
+      continue;  // being made or removed, or not a folder of ours
     }
   }
   closedir(d);
+}
+
+std::vector<RunningJob> running_jobs() {
+  std::vector<RunningJob> jobs;
+  for_each_recorded_folder(
+      "job-", kJobFile, kMaxJobFile,
+      [&jobs](const std::string& folder, const nlohmann::json& job, bool alive) {
+        if (!alive) {
+          remove_private_folder(folder);  // its hvdrun is gone (killed with SIGKILL)
+          return;
+        }
+        jobs.push_back({folder, job.at("pid").get<pid_t>(), job.at("command").get<std::string>()});
+      });
   return jobs;
 }
 

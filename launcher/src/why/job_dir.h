@@ -12,6 +12,8 @@
 
 #include <sys/types.h>
 
+#include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,14 @@ std::string process_start_ticks(pid_t pid);
 /// Removes a folder of hvdrun's own (a job's or a rank's, 0700) and the files in it. Never
 /// throws; what cannot be removed stays.
 void remove_private_folder(const std::string& path) noexcept;
+
+/// Calls visit(folder, record, alive) for each folder in jobs_folder() named PREFIX... whose
+/// `record_file` (JSON, the user's own, at most max_bytes) names a process by "pid" and "start"
+/// (process_start_ticks); `alive` says whether that process still runs. A folder being made or
+/// removed, a record that does not parse, and a visit that throws on a missing field are skipped.
+void for_each_recorded_folder(
+    const std::string& prefix, const std::string& record_file, size_t max_bytes,
+    const std::function<void(const std::string&, const nlohmann::json&, bool)>& visit);
 
 /// The per-user folder of running jobs, created 0700 when missing. Throws ConfigError when it
 /// is a symlink, not a folder, another user's, or open to others.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "why/rank_dir.h"
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "files/atomic_file.h"
-#include "files/owned_file.h"
 #include "hvd/error.h"
 #include "why/job_dir.h"
 
@@ -73,32 +71,21 @@ void RankDir::record(pid_t rank_pid) const noexcept {
 }
 
 std::vector<LocalRank> local_ranks(const std::string& run_id, const std::string& node) {
-  const std::string base = jobs_folder();
   std::vector<LocalRank> found;
-  DIR* d = opendir(base.c_str());
-  if (d == nullptr) return found;
-  while (const dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name.rfind(kPrefix, 0) != 0) continue;
-    try {
-      const std::string folder = base + "/" + name;
-      const nlohmann::json j = nlohmann::json::parse(
-          files::read_owned_file(folder + "/" + kRankFile, kMaxRankFile));
-      if (j.at("run_id").get<std::string>() != run_id || j.at("node").get<std::string>() != node) {
-        continue;
-      }
-      const pid_t pid = j.at("pid").get<pid_t>();
-      if (pid <= 0 || process_start_ticks(pid) != j.at("start").get<std::string>()) {
-        // The rank ended, and its exec-rank did not remove the folder (killed with SIGKILL).
-        remove_private_folder(folder);
-        continue;
-      }
-      found.push_back(LocalRank{j.at("rank").get<int>(), pid, folder});
-    } catch (const std::exception&) {
-      continue;  // being made or removed, or not a rank's folder
-    }
-  }
-  closedir(d);
+  for_each_recorded_folder(
+      kPrefix, kRankFile, kMaxRankFile,
+      [&](const std::string& folder, const nlohmann::json& j, bool alive) {
+        // Another node's folder (nodes that share it) names a process of another kernel.
+        if (j.at("node").get<std::string>() != node) return;
+        if (!alive) {
+          // A rank of any run on this node that ended while its exec-rank could not remove
+          // the folder (killed with SIGKILL).
+          remove_private_folder(folder);
+          return;
+        }
+        if (j.at("run_id").get<std::string>() != run_id) return;
+        found.push_back(LocalRank{j.at("rank").get<int>(), j.at("pid").get<pid_t>(), folder});
+      });
   std::sort(found.begin(), found.end(),
             [](const LocalRank& a, const LocalRank& b) { return a.rank < b.rank; });
   return found;

@@ -55,8 +55,8 @@ struct LocalRank {
 
 /// The ranks of `run_id` on `node` whose process still runs (same pid and start time), by
 /// rank. Folders of other runs, other nodes (nodes that share the folder) and of ended ranks
-/// are skipped; so is anything that is not a RankDir. The folders of ranks that ended are
-/// removed (their exec-rank was killed before it could).
+/// are skipped; so is anything that is not a RankDir. The folders on this node of ranks (of
+/// any run) that ended are removed: their exec-rank was killed before it could.
 std::vector<LocalRank> local_ranks(const std::string& run_id, const std::string& node);
 
 }  // namespace hvd::launcher::why
