@@ -52,7 +52,7 @@ void checked_without_gil(Call&& call) {
 }
 
 ReduceOp reduce_op(int op) {
-  if (op < 0 || op > static_cast<int>(ReduceOp::kProduct)) {
+  if (op < 0 || op > static_cast<int>(ReduceOp::kAdasum)) {
     throw py::value_error("hvdrun.torch: unknown reduction op " + std::to_string(op));
   }
   return static_cast<ReduceOp>(op);

@@ -329,12 +329,18 @@ def error_cases(r, n):
                         ('reducescatter', lambda nm: hvd.reducescatter_async(t, name=nm)),
                         ('grouped_allreduce',
                          lambda nm: hvd.grouped_allreduce_async([t], name=nm))]:
-        handle = start('dup.' + what)
         # A lone rank's collective is done when its submit returns (libhvd runs it on the
-        # caller's thread), so nothing is in flight to collide with; from 2 ranks rank 0's
-        # first submit waits for the others.
-        if r == 0 and n > 1:
-            raises(ValueError, lambda: start('dup.' + what), '%s: a name in flight' % what)
+        # caller's thread), so nothing is in flight to collide with. From 2 ranks, the others
+        # submit only after rank 0's second try (the broadcast 'go.' orders it), so rank 0's
+        # first one is still in flight then.
+        if r == 0:
+            handle = start('dup.' + what)
+            if n > 1:
+                raises(ValueError, lambda: start('dup.' + what), '%s: a name in flight' % what)
+                hvd.broadcast(torch.zeros(1), 0, name='go.' + what)
+        else:
+            hvd.broadcast(torch.zeros(1), 0, name='go.' + what)
+            handle = start('dup.' + what)
         hvd.synchronize(handle)
         hvd.synchronize(start('dup.' + what))  # free again once done
         check(True, '%s: the name is free after synchronize' % what)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // runtime_probe: a rank that uses libhvd's public API end to end: init (bootstrap under
 // hvdrun, PMIx or MPI), allreduce of every dtype and op with exact checks, fused small
-// tensors submitted in a rank-specific order, a grouped allreduce, broadcast, allgather with uneven
+// tensors submitted in a rank-specific order, Adasum against its formula, a grouped allreduce, broadcast, allgather with uneven
 // first dimensions, reducescatter, alltoall, barrier, and shutdown. Prints one summary line from
 // rank 0 and exits non-zero on the first wrong value.
 //
@@ -248,6 +248,7 @@ int main(int argc, char** argv) {
   } else {
     allreduce_every_dtype_and_op();
     wrapping_sums();
+    allreduce_adasum(rank, size);
     allreduce_64_mib();
   }
   many_small_fused(rank, size);

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Horovod 0.28's allreduce and grouped_allreduce on libhvd: the async forms return handles,
 the plain forms are autograd functions with Horovod's gradient (the same allreduce of the
-gradient), and op=Adasum goes to adasum.py."""
+gradient); op=Adasum is libhvd's too, with adasum.py's checks."""
 
 import torch
 
@@ -22,6 +22,7 @@ def _start(kind, tensors, in_place, name, op, prescale_factor, postscale_factor,
         raise ValueError('hvdrun.torch: a grouped allreduce needs at least one tensor')
     if op == Adasum:
         adasum.check(process_set, set_size(process_set))
+        lop = adasum.LIB_OP
     else:
         lop = lib_op(op)
     srcs = [wire.for_reduction(t) for t in tensors]
@@ -29,8 +30,10 @@ def _start(kind, tensors, in_place, name, op, prescale_factor, postscale_factor,
     names = [base] if kind == 'allreduce' else ['%s.%d' % (base, i) for i in range(len(srcs))]
     keys = handles.claim(kind, ps, names)
     if op == Adasum:
-        return adasum.allreduce_async(srcs, srcs if in_place else [None] * len(srcs), names,
-                                      prescale_factor, postscale_factor, keys)
+        refused = adasum.refused_dtype(srcs, keys)
+        if refused is not None:
+            return refused
+        srcs = [adasum.on_host(s) for s in srcs]
     pre, post = float(prescale_factor), float(postscale_factor)
     grouped = kind != 'allreduce'
     if grouped and pre != 1.0:  # libhvd's grouped call has no scale factors: scale copies
@@ -49,7 +52,7 @@ def _start(kind, tensors, in_place, name, op, prescale_factor, postscale_factor,
                     t.copy_(d)
                 results.append(t)
             else:
-                results.append(wire.back(d, t.dtype))
+                results.append(wire.back(d, t.dtype).to(t.device))  # .to: Adasum's host copy
         return results
 
     if grouped:

@@ -17,18 +17,20 @@ Min = 3
 Max = 4
 Product = 5
 
-# libhvd's ReduceOp: kSum, kAverage, kMin, kMax, kProduct.
+# libhvd's ReduceOp: kSum, kAverage, kMin, kMax, kProduct (kAdasum, 5, is adasum.LIB_OP: only
+# the allreduce takes it).
 _LIB_OPS = {Sum: 0, Average: 1, Min: 2, Max: 3, Product: 4}
 _OP_NAMES = {Average: 'Average', Sum: 'Sum', Adasum: 'Adasum', Min: 'Min', Max: 'Max',
              Product: 'Product'}
 
 
 def lib_op(op):
-    """libhvd's value for Horovod's `op`; Adasum and unknown values raise."""
+    """libhvd's value for Horovod's `op` in an element-wise reduction; Adasum (which only the
+    allreduce takes, allreduce_ops.py) and unknown values raise."""
     if op == Adasum:
         raise NotImplementedError(
-            'hvdrun.torch: op=Adasum is not supported (libhvd has no Adasum reduction); '
-            'use Average or Sum')
+            'hvdrun.torch: op=Adasum is only for allreduce and grouped_allreduce; '
+            'use Average or Sum here')
     if op not in _LIB_OPS:
         raise ValueError('hvdrun.torch: unknown reduction op %r; use Average, Sum, Min, Max '
                          'or Product' % (op,))

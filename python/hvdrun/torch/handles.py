@@ -68,9 +68,17 @@ def claim(kind, ps, names):
     return keys
 
 
+def require_init():
+    """Before init() or after shutdown(): Horovod's HorovodInternalError, raised when the
+    operation is started (Horovod's enqueue raises it, not synchronize)."""
+    if not _lib.is_initialized():
+        raise HorovodInternalError('Horovod has not been initialized; use hvd.init().')
+
+
 def submit(enqueue, keep, finish, keys=()):
     """Runs `enqueue` (returns libhvd handle ids) and registers the result under a new handle;
     `keys` (from claim()) are in flight until it is done."""
+    require_init()
     ids = enqueue()
     handle = next(_handles)
     _pending[handle] = _Pending(ids if isinstance(ids, list) else [ids], keep, finish, keys)

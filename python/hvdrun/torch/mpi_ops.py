@@ -11,7 +11,7 @@ from .exceptions import HorovodInternalError
 from .gather_ops import (allgather, allgather_async, alltoall, alltoall_async, broadcast,
                          broadcast_, broadcast_async, broadcast_async_, grouped_allgather,
                          grouped_allgather_async)
-from .handles import poll, synchronize
+from .handles import poll, require_init, synchronize
 from .process_sets import global_process_set, process_set_id
 from .reducescatter_ops import (grouped_reducescatter, grouped_reducescatter_async, reducescatter,
                                 reducescatter_async)
@@ -22,6 +22,7 @@ from .reducescatter_ops import (grouped_reducescatter, grouped_reducescatter_asy
 def barrier(process_set=global_process_set):
     """Returns once every rank has called barrier()."""
     ps = process_set_id(process_set)
+    require_init()
     try:
         _lib.barrier(ps)
     except RuntimeError as e:
@@ -43,6 +44,7 @@ def join(device=-1):
     Returns:
         The id of the rank that joined last.
     """
+    require_init()
     try:
         return _lib.join(int(device))
     except RuntimeError as e:

@@ -72,22 +72,31 @@ class _DistributedOptimizer(torch.optim.Optimizer):
             self._allreduce_delay[p] = passes
 
     def _make_groups(self, groups):
-        """None, a number of groups (parameters split evenly, in order), or lists of
-        parameters that are reduced together."""
+        """Horovod 0.28's groups: None; a number n of groups (the trainable parameters in order,
+        cut into n nearly even runs as Horovod's split_list does); or lists of parameters reduced
+        together, each parameter in no list forming a group of its own."""
         if groups is None:
             return None
+        if not (isinstance(groups, list) or (isinstance(groups, int) and groups > 0)):
+            raise ValueError('groups should be a non-negative integer or '
+                             'a list of list of torch.Tensor.')
         params = [p for group in self.param_groups for p in group['params'] if p.requires_grad]
         if isinstance(groups, int):
-            if groups <= 0:
-                raise ValueError('groups must be a positive number, got %d' % groups)
-            per = -(-len(params) // groups)
-            return [params[i:i + per] for i in range(0, len(params), per)]
-        if isinstance(groups, list):
-            listed = {p for g in groups for p in g}
-            out = [list(g) for g in groups]
-            out += [[p] for p in params if p not in listed]  # the rest, one by one
-            return out
-        raise ValueError('groups should be a number or a list of lists of parameters')
+            d, r = divmod(len(params), groups)
+            runs = [params[i * d + min(i, r):(i + 1) * d + min(i + 1, r)] for i in range(groups)]
+            return [run for run in runs if run]
+        seen = set()
+        for group in groups:
+            for p in group:
+                if not isinstance(p, torch.Tensor):
+                    raise ValueError('groups must consist of torch.Tensor.')
+                if id(p) in seen:
+                    raise ValueError('A parameter can only appear once in groups.')
+                seen.add(id(p))
+        trainable = {id(p) for p in params}
+        out = [[p for p in group if id(p) in trainable] for group in groups]
+        out += [[p] for p in params if id(p) not in seen]  # the rest, one by one
+        return [g for g in out if g]
 
     def _register_hooks(self):
         for group in self.param_groups:

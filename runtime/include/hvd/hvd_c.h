@@ -23,7 +23,7 @@ typedef enum {
   HVD_INT8, /* appended: the values above never change */
   HVD_INT16
 } hvd_dtype;
-typedef enum { HVD_SUM, HVD_AVERAGE, HVD_MIN, HVD_MAX, HVD_PRODUCT } hvd_op;
+typedef enum { HVD_SUM, HVD_AVERAGE, HVD_MIN, HVD_MAX, HVD_PRODUCT, HVD_ADASUM } hvd_op;
 /* Error codes: 1 usage, 2 config, 3 scheduler, 4 launch, 5 bootstrap, 6 backend, 7 timeout,
  * 8 internal (hvd::ErrorCode + 1). */
 

@@ -23,7 +23,8 @@ enum class DataType : uint8_t {
 };
 
 /// kAverage is kSum followed by a division by the number of ranks (Horovod's semantics).
-enum class ReduceOp : uint8_t { kSum, kAverage, kMin, kMax, kProduct };
+/// kAdasum: Horovod's Adasum (backends/adasum/vhdd.h), host float16/32/64, power-of-two sizes.
+enum class ReduceOp : uint8_t { kSum, kAverage, kMin, kMax, kProduct, kAdasum };
 
 /// Where a tensor's memory lives: the host, or CUDA device `index`.
 struct Device {
@@ -89,6 +90,8 @@ constexpr std::string_view op_name(ReduceOp op) {
       return "max";
     case ReduceOp::kProduct:
       return "product";
+    case ReduceOp::kAdasum:
+      return "adasum";
   }
   return "?";
 }

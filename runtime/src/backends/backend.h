@@ -34,6 +34,14 @@ class Backend {
     (void)op;
     HVD_CHECK(false, name(), " reduces only contiguous buffers (see reduces_pieces())");
   }
+  /// In place: Horovod's Adasum (backends/adasum/vhdd.h) of `buf`, the concatenation of tensors
+  /// of `tensor_counts` elements, each combined with its own coefficients. Only where
+  /// supports(device, dtype, ReduceOp::kAdasum); allreduce() never gets kAdasum.
+  virtual void adasum(BufferView buf, const std::vector<size_t>& tensor_counts) {
+    (void)buf;
+    (void)tensor_counts;
+    HVD_CHECK(false, name(), " has no Adasum (see supports())");
+  }
   virtual void broadcast(BufferView buf, int root) = 0;
   /// `out` holds counts[r] elements from each rank r, in rank order.
   virtual void allgatherv(BufferView in, BufferView out, const std::vector<size_t>& counts) = 0;

@@ -137,6 +137,8 @@ void with_op(ReduceOp op, Fn&& fn) {
       return fn(Max{});
     case ReduceOp::kProduct:
       return fn(Product{});
+    case ReduceOp::kAdasum:  // not element-wise: backends/adasum
+      break;
   }
   HVD_CHECK(false, "unknown ReduceOp ", static_cast<int>(op));
 }

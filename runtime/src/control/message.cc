@@ -118,7 +118,7 @@ std::vector<Request> decode_requests(std::string_view bytes) {
     r.name = rd.get_string();
     r.type = get_enum<OpType>(rd, static_cast<uint8_t>(kLastOpType));
     r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kInt16));
-    r.op = get_enum<ReduceOp>(rd, static_cast<uint8_t>(ReduceOp::kProduct));
+    r.op = get_enum<ReduceOp>(rd, static_cast<uint8_t>(ReduceOp::kAdasum));
     r.root = rd.get<int32_t>();
     r.device.index = rd.get<int32_t>();
     r.shape = rd.get_vector<int64_t>();
@@ -164,7 +164,7 @@ std::vector<Response> decode_responses(std::string_view bytes) {
     r.names.resize(rd.get_count(4));
     for (std::string& n : r.names) n = rd.get_string();
     r.dtype = get_enum<DataType>(rd, static_cast<uint8_t>(DataType::kInt16));
-    r.op = get_enum<ReduceOp>(rd, static_cast<uint8_t>(ReduceOp::kProduct));
+    r.op = get_enum<ReduceOp>(rd, static_cast<uint8_t>(ReduceOp::kAdasum));
     r.root = rd.get<int32_t>();
     r.device.index = rd.get<int32_t>();
     r.prescale = rd.get<double>();

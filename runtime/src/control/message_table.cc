@@ -40,6 +40,20 @@ std::vector<int64_t> tail_dims(const std::vector<int64_t>& shape) {
   return shape.empty() ? shape : std::vector<int64_t>(shape.begin() + 1, shape.end());
 }
 
+// Why an Adasum request cannot run: Horovod's limits (backends/adasum/vhdd.h).
+std::string adasum_problem(const Request& r, int size) {
+  if (r.type != OpType::kAllreduce) return "Adasum is an allreduce op";
+  if (r.dtype != DataType::kFloat16 && r.dtype != DataType::kFloat32 &&
+      r.dtype != DataType::kFloat64) {
+    return str_cat("Adasum takes float16, float32 or float64, not ", dtype_name(r.dtype));
+  }
+  if (size & (size - 1)) {
+    return str_cat("Adasum needs a power-of-two number of ranks, as in Horovod; this set has ",
+                   size);
+  }
+  return {};
+}
+
 // Why a rank's own request cannot run whatever the others say: a shape no tensor can have, a
 // root outside the world. Checked here, on the coordinator, because a request may come from a
 // peer (another build, a bug): no rank may size a buffer from a count nobody validated.
@@ -51,6 +65,11 @@ std::string request_problem(const Request& r, int size) {
   if ((r.type == OpType::kReducescatter || r.type == OpType::kAlltoall) && r.shape.empty()) {
     return str_cat(op_type_name(r.type), " '", r.name, "': rank ", r.rank,
                    " gave a scalar; it needs at least one dimension to split");
+  }
+  if (r.op == ReduceOp::kAdasum) {
+    if (std::string why = adasum_problem(r, size); !why.empty()) {
+      return str_cat(op_type_name(r.type), " '", r.name, "': ", why);
+    }
   }
   if (r.type == OpType::kBroadcast && (r.root < 0 || r.root >= size)) {
     return str_cat("broadcast '", r.name, "': rank ", r.rank, " gave root rank ", r.root,

@@ -7,7 +7,7 @@ namespace hvd::control {
 
 bool can_fold(const Response& r) {
   if (r.kind != Response::Kind::kRun || r.type != OpType::kAllreduce || r.names.size() != 1 ||
-      r.counts.size() != 1 || r.group != -1 || r.with_joined) {
+      r.counts.size() != 1 || r.group != -1 || r.with_joined || r.op == ReduceOp::kAdasum) {
     return false;
   }
   // A count from a peer's response is checked before it is multiplied.

@@ -21,7 +21,8 @@ namespace hvd::control {
 inline constexpr size_t kFoldBytes = 128;
 
 /// Whether a cached response's tensor may ride on the vote: one ungrouped allreduce of at most
-/// kFoldBytes. Reads only the response, which is the same on every rank.
+/// kFoldBytes, not Adasum (the vote only reduces element-wise). Reads only the response, which
+/// is the same on every rank.
 bool can_fold(const Response& r);
 
 /// The bytes of can_fold(r)'s tensor. Only for responses can_fold() accepted.

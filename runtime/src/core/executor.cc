@@ -85,6 +85,7 @@ void Executor::scale_after(Lane& lane, const control::Response& r, BufferView bu
 
 void Executor::allreduce(Lane& lane, const control::Response& r,
                          std::vector<TensorEntry>& entries) {
+  if (r.op == ReduceOp::kAdasum) return adasum(lane, r, entries);
   if (entries.size() > 1) return allreduce_fused(lane, r, entries);
   TensorEntry& e = entries[0];
   copy_if_apart(lane, e.input, e.output);
@@ -151,6 +152,40 @@ void Executor::allreduce_fused(Lane& lane, const control::Response& r,
   });
   phase(entries, timeline_phase::kMemcpyOutFusionBuffer,
         [&] { lane.memory->copy(backends::plan_fusion_copies(outputs, fusion, layout, false)); });
+}
+
+void Executor::adasum(Lane& lane, const control::Response& r, std::vector<TensorEntry>& entries) {
+  // Adasum halves one contiguous buffer: a single tensor is combined in its output, several are
+  // packed without padding into the fusion buffer (padding would join a tensor's dot products).
+  std::vector<size_t> counts;
+  size_t total_bytes = 0;
+  for (const TensorEntry& e : entries) {
+    counts.push_back(e.input.count);
+    total_bytes += e.input.bytes();
+  }
+  const auto combine = [&](BufferView buf) {
+    phase(entries, op_phase(*lane.backend, r.type), [&] {
+      scale_before(lane, r, buf);
+      lane.backend->adasum(buf, counts);
+      scale_after(lane, r, buf);
+    });
+  };
+  if (entries.size() == 1) {
+    copy_if_apart(lane, entries[0].input, entries[0].output);
+    return combine(entries[0].output);
+  }
+  char* fusion = static_cast<char*>(lane.memory->buffer(BufferSlot::kFusion, total_bytes));
+  std::vector<backends::CopySegment> in, out;
+  size_t at = 0;
+  for (const TensorEntry& e : entries) {
+    if (e.input.bytes() == 0) continue;
+    in.push_back(backends::CopySegment{e.input.data, fusion + at, e.input.bytes()});
+    out.push_back(backends::CopySegment{fusion + at, e.output.data, e.input.bytes()});
+    at += e.input.bytes();
+  }
+  phase(entries, timeline_phase::kMemcpyInFusionBuffer, [&] { lane.memory->copy(in); });
+  combine(BufferView{fusion, total_bytes / dtype_size(r.dtype), r.dtype, entries[0].input.device});
+  phase(entries, timeline_phase::kMemcpyOutFusionBuffer, [&] { lane.memory->copy(out); });
 }
 
 void Executor::allreduce_pieces(Lane& lane, const control::Response& r,

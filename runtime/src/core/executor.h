@@ -54,6 +54,8 @@ class Executor {
   void run_on(backends::Lane& lane, const control::Response& r, std::vector<TensorEntry>& entries);
   void allreduce(backends::Lane& lane, const control::Response& r,
                  std::vector<TensorEntry>& entries);
+  // op=Adasum: one contiguous buffer with each tensor's bounds (Backend::adasum()).
+  void adasum(backends::Lane& lane, const control::Response& r, std::vector<TensorEntry>& entries);
   void allreduce_pieces(backends::Lane& lane, const control::Response& r,
                         std::vector<TensorEntry>& entries);
   void allreduce_fused(backends::Lane& lane, const control::Response& r,

@@ -56,3 +56,16 @@ def test_local_results_need_no_libhvd(fake):
     handle = handles.submit_local(lambda: 42)
     assert handles.synchronize(handle) == 42
     assert fake.waited == [] and fake.enqueued == []
+
+
+def test_before_init_every_operation_raises_horovods_error_when_started(fake):
+    import torch
+    import hvdrun.torch as hvd
+    fake.reset(initialized=False)
+    for start in (lambda: hvd.allreduce_async(torch.ones(2)),
+                  lambda: hvd.allgather_async(torch.ones(2)),
+                  lambda: hvd.broadcast_async(torch.ones(2), 0),
+                  lambda: hvd.barrier(), lambda: hvd.join()):
+        with pytest.raises(HorovodInternalError, match='has not been initialized'):
+            start()
+    assert fake.enqueued == []

@@ -54,3 +54,34 @@ def test_distributed_optimizer_argument_checks(fake):
     wrapped = hvd.DistributedOptimizer(sgd, named_parameters=model.named_parameters())
     assert isinstance(wrapped, torch.optim.SGD)
     assert fake.enqueued == []
+
+
+def horovod_split_list(items, n):
+    """horovod.common.util.split_list as Horovod 0.28.1 has it: n nearly even runs."""
+    d, r = divmod(len(items), n)
+    return [items[i * d + min(i, r):(i + 1) * d + min(i + 1, r)] for i in range(n)]
+
+
+@pytest.mark.parametrize('layers', [1, 3, 5])
+@pytest.mark.parametrize('groups', [1, 2, 3, 4, 7, 20])
+def test_groups_as_a_number_cut_as_horovods_split_list(fake, layers, groups):
+    model = torch.nn.Sequential(*[torch.nn.Linear(2, 2) for _ in range(layers)])
+    wrapped = hvd.DistributedOptimizer(torch.optim.SGD(model.parameters(), lr=0.1),
+                                       groups=groups)
+    want = [run for run in horovod_split_list(list(model.parameters()), groups) if run]
+    assert [[id(p) for p in g] for g in wrapped._groups] == [[id(p) for p in g] for g in want]
+
+
+def test_groups_as_lists_and_horovods_refusals(fake):
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 2))
+    w0, b0, w1, b1 = model.parameters()
+    b1.requires_grad_(False)
+    sgd = torch.optim.SGD(model.parameters(), lr=0.1)
+    wrapped = hvd.DistributedOptimizer(sgd, groups=[[w1, b1, w0]])
+    # Only trainable parameters; the rest one by one, in order.
+    assert [[id(p) for p in g] for g in wrapped._groups] == [[id(w1), id(w0)], [id(b0)]]
+    for bad, match in [(0, 'non-negative integer'), (-1, 'non-negative integer'),
+                       ('2', 'non-negative integer'), ([[w0, 'x']], 'torch.Tensor'),
+                       ([[w0], [w0]], 'only appear once')]:
+        with pytest.raises(ValueError, match=match):
+            hvd.DistributedOptimizer(torch.optim.SGD(model.parameters(), lr=0.1), groups=bad)

@@ -5,6 +5,8 @@
 #include <climits>
 #include <string>
 
+#include "backends/adasum/kernels.h"
+#include "backends/adasum/vhdd.h"
 #include "backends/mpi/mpi_error.h"
 #include "backends/mpi/mpi_types.h"
 #include "bootstrap/mpi_thread_level.h"
@@ -56,6 +58,7 @@ size_t half_op_index(ReduceOp op) {
     case ReduceOp::kProduct:
       return 3;
     case ReduceOp::kAverage:
+    case ReduceOp::kAdasum:
       break;
   }
   HVD_CHECK(false, "the MPI backend got ReduceOp ", op_name(op), "; the executor must not pass it");
@@ -202,7 +205,8 @@ void MpiBackend::release() noexcept {
   finalize_ = false;
 }
 
-bool MpiBackend::supports(Device device, DataType /*dtype*/, ReduceOp op) const {
+bool MpiBackend::supports(Device device, DataType dtype, ReduceOp op) const {
+  if (op == ReduceOp::kAdasum) return device.is_cpu() && adasum::supports_dtype(dtype);
   return device.is_cpu() && op != ReduceOp::kAverage;
 }
 
@@ -286,6 +290,23 @@ void MpiBackend::alltoall(BufferView in, const std::vector<size_t>& send_counts,
   const MPI_Datatype type = type_of(in.dtype);
   HVD_MPI_CHECK(MPI_Alltoallv(in.data, send.counts.data(), send.displs.data(), type, out.data,
                               recv.counts.data(), recv.displs.data(), type, comm_));
+}
+
+void MpiBackend::adasum(BufferView buf, const std::vector<size_t>& tensor_counts) {
+  // One exchange may exceed MPI's int count: both sides cut it into the same chunks.
+  const auto exchange = [this](int peer, const void* send, size_t send_bytes, void* recv,
+                               size_t recv_bytes) {
+    constexpr int kTag = 0x4144;  // "AD"; the background thread runs one collective at a time
+    for (size_t at = 0; at < std::max(send_bytes, recv_bytes); at += kMaxCount) {
+      const size_t s = send_bytes > at ? std::min(kMaxCount, send_bytes - at) : 0;
+      const size_t r = recv_bytes > at ? std::min(kMaxCount, recv_bytes - at) : 0;
+      HVD_MPI_CHECK(MPI_Sendrecv(static_cast<const char*>(send) + at, static_cast<int>(s),
+                                 MPI_BYTE, peer, kTag, static_cast<char*>(recv) + at,
+                                 static_cast<int>(r), MPI_BYTE, peer, kTag, comm_,
+                                 MPI_STATUS_IGNORE));
+    }
+  };
+  adasum::allreduce(rank_, size_, buf, tensor_counts, exchange, adasum_scratch_);
 }
 
 void MpiBackend::barrier() { HVD_MPI_CHECK(MPI_Barrier(comm_)); }

@@ -56,10 +56,12 @@ class MpiBackend final : public Backend {
   std::unique_ptr<MpiBackend> split(const std::vector<int>& ranks);
 
   std::string_view name() const override { return "mpi"; }
-  /// Host memory, every dtype, every op but kAverage (the executor sums and scales).
+  /// Host memory, every dtype, every op but kAverage (the executor sums and scales); kAdasum
+  /// for float16/32/64.
   bool supports(Device device, DataType dtype, ReduceOp op) const override;
 
   void allreduce(BufferView buf, ReduceOp op) override;
+  void adasum(BufferView buf, const std::vector<size_t>& tensor_counts) override;
   void broadcast(BufferView buf, int root) override;
   void allgatherv(BufferView in, BufferView out, const std::vector<size_t>& counts) override;
   void reducescatter(BufferView in, BufferView out, const std::vector<size_t>& counts,
@@ -98,6 +100,7 @@ class MpiBackend final : public Backend {
   std::array<MPI_Op, kHalfOps> int16_ops_{};
   int rank_ = 0;
   int size_ = 1;
+  std::vector<char> adasum_scratch_;
   bool finalize_ = false;  // this object called MPI_Init_thread
 };
 

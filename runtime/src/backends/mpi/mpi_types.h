@@ -34,7 +34,7 @@ inline MPI_Datatype builtin_type(DataType dtype) {
   return MPI_DATATYPE_NULL;
 }
 
-/// MPI_OP_NULL for kAverage.
+/// MPI_OP_NULL for kAverage and kAdasum.
 inline MPI_Op builtin_op(ReduceOp op) {
   switch (op) {
     case ReduceOp::kSum:
@@ -46,6 +46,7 @@ inline MPI_Op builtin_op(ReduceOp op) {
     case ReduceOp::kProduct:
       return MPI_PROD;
     case ReduceOp::kAverage:
+    case ReduceOp::kAdasum:
       break;
   }
   return MPI_OP_NULL;

@@ -38,7 +38,7 @@ inline ncclDataType_t nccl_dtype(DataType dtype) {
   throw InternalError(str_cat("unknown DataType ", static_cast<int>(dtype)));
 }
 
-/// Throws InternalError for kAverage (see above).
+/// Throws InternalError for kAverage (see above) and kAdasum (no GPU Adasum).
 inline ncclRedOp_t nccl_op(ReduceOp op) {
   switch (op) {
     case ReduceOp::kSum:
@@ -50,6 +50,7 @@ inline ncclRedOp_t nccl_op(ReduceOp op) {
     case ReduceOp::kProduct:
       return ncclProd;
     case ReduceOp::kAverage:
+    case ReduceOp::kAdasum:
       break;
   }
   throw InternalError(str_cat("ReduceOp ", op_name(op), " reached the NCCL backend, but the ",

@@ -5,7 +5,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "backends/adasum/kernels.h"
 #include "backends/backend.h"
 #include "transport/transport.h"
 
@@ -18,12 +20,14 @@ class RingBackend : public Backend {
       : transport_(std::move(transport)), name_("ring/" + label) {}
 
   std::string_view name() const override { return name_; }
-  bool supports(Device device, DataType, ReduceOp op) const override {
+  bool supports(Device device, DataType dtype, ReduceOp op) const override {
+    if (op == ReduceOp::kAdasum) return device.is_cpu() && adasum::supports_dtype(dtype);
     return device.is_cpu() && op != ReduceOp::kAverage;
   }
   void allreduce(BufferView buf, ReduceOp op) override;
   bool reduces_pieces() const override { return true; }
   void allreduce_pieces(const std::vector<BufferView>& tensors, ReduceOp op) override;
+  void adasum(BufferView buf, const std::vector<size_t>& tensor_counts) override;
   void broadcast(BufferView buf, int root) override;
   void allgatherv(BufferView in, BufferView out, const std::vector<size_t>& counts) override;
   void reducescatter(BufferView in, BufferView out, const std::vector<size_t>& counts,
@@ -37,6 +41,7 @@ class RingBackend : public Backend {
  private:
   std::unique_ptr<Transport> transport_;
   std::string name_;
+  std::vector<char> adasum_scratch_;
 };
 
 }  // namespace hvd::backends::ring
