@@ -671,19 +671,46 @@ def check_sparse(r, n):
     same(results[0], results[1], 'sparse gradients: the same as sparse_as_dense', 1e-6)
 
 
+def _adasum_tree(xs):
+    """Adasum's pairs (0,1), (2,3), ..., then pairs of pairs (Horovod's formula)."""
+    while len(xs) > 1:
+        nxt = []
+        for a, b in zip(xs[0::2], xs[1::2]):
+            dot, aa, bb = float(a @ b), float(a @ a), float(b @ b)
+            nxt.append((1 - dot / (2 * aa) if aa >= 1e-8 else 1.0) * a +
+                       (1 - dot / (2 * bb) if bb >= 1e-8 else 1.0) * b)
+        xs = nxt
+    return xs[0]
+
+
 def check_join(r, n):
     """hvd.join(): rank r has data for r + 2 steps; ranks that ran out join, the others go on
     with zeros from them (an average still divides by n), and the last rank to join is n - 1.
     The same number of checks on every rank."""
     sums_ok = avgs_ok = True
+    others_ok = {op: True for op in ('Min', 'Max', 'Product', 'Adasum')}
     for s in range(r + 2):
         with_data = [k for k in range(n) if k + 2 > s]
         got = hvd.allreduce(torch.full((5,), float(r + 1)), op=hvd.Sum, name='join.sum')
         sums_ok = sums_ok and bool((got == float(sum(k + 1 for k in with_data))).all())
         avg = hvd.allreduce(torch.full((3,), 6.0), name='join.avg')
         avgs_ok = avgs_ok and bool((avg == 6.0 * len(with_data) / n).all())
+        # Every other op takes the joined ranks' zeros, as Horovod's: what each rank gives.
+        given = [torch.tensor([k + 1.0, -(k + 1.0), 0.5 * k]) if k in with_data
+                 else torch.zeros(3) for k in range(n)]
+        mine = given[r].clone()
+        for name, ref in [('Min', lambda xs: torch.stack(xs).min(0).values),
+                          ('Max', lambda xs: torch.stack(xs).max(0).values),
+                          ('Product', lambda xs: torch.stack(xs).prod(0)),
+                          ('Adasum', _adasum_tree)]:
+            if name == 'Adasum' and n & (n - 1):
+                continue
+            got = hvd.allreduce(mine, op=getattr(hvd, name), name='join.' + name)
+            others_ok[name] = others_ok[name] and torch.allclose(got, ref(given), atol=1e-6)
     check(sums_ok, 'allreduce Sum with joined ranks: over the ranks that still have data')
     check(avgs_ok, 'allreduce Average with joined ranks: divides by every rank')
+    for name, ok in others_ok.items():
+        check(ok, 'allreduce %s with joined ranks: their zeros take part' % name)
     check(hvd.join() == n - 1, 'join() returns the last rank to join')
     check(hvd.join() in range(n), 'join() again, with nothing in flight')
     # Other collectives fail while a rank has joined, on the ranks that submitted them.

@@ -5,9 +5,8 @@
 
 namespace hvd::control {
 
-bool can_run_with_joined(OpType type, ReduceOp op, Device device) {
-  return type == OpType::kAllreduce && (op == ReduceOp::kSum || op == ReduceOp::kAverage) &&
-         device.is_cpu();
+bool can_run_with_joined(OpType type, ReduceOp /*op*/, Device device) {
+  return type == OpType::kAllreduce && device.is_cpu();
 }
 
 std::string join_problem(const Request& request, const std::vector<int>& joined) {
@@ -20,12 +19,8 @@ std::string join_problem(const Request& request, const std::vector<int>& joined)
   if (request.type != OpType::kAllreduce) {
     return head + "only allreduce runs with joined ranks, as in Horovod";
   }
-  if (!request.device.is_cpu()) {
-    return head +
-           "a joined rank contributes zeros in host memory only; join supports CPU tensors so far";
-  }
-  return str_cat(head, "joined ranks contribute zeros, which suit only sum and average, not ",
-                 op_name(request.op));
+  return head +
+         "a joined rank contributes zeros in host memory only; join supports CPU tensors so far";
 }
 
 }  // namespace hvd::control

@@ -9,10 +9,11 @@
 // Only allreduces can run with joined ranks, as in Horovod, which refuses broadcast,
 // allgather, alltoall and reducescatter (and here barrier) while some rank has joined: the
 // coordinator fails such a tensor on the ranks that submitted it, with the joined ranks named,
-// instead of letting them wait for ranks that will never submit it. Two restrictions of our
-// own, also errors rather than silent surprises: min, max and product (zeros would decide
-// their result; Horovod adds the zeros anyway), and CUDA tensors (a joined rank's zeros are
-// host memory so far).
+// instead of letting them wait for ranks that will never submit it. The zeros join every op,
+// as in Horovod (its TensorQueue allocates them for any allreduce): a min, max or product with a
+// joined rank is decided by them, and Adasum combines them as a zero vector. One restriction of
+// our own, an error rather than a silent surprise: CUDA tensors (a joined rank's zeros are host
+// memory so far).
 //
 // Negotiation: the join is a request (kJoin, name kJoinName) sent like any uncached one. The
 // coordinator's MessageTable counts a joined rank as present for every tensor it did not

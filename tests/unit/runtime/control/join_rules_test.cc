@@ -62,11 +62,13 @@ TEST_CASE("join_rules: a joined rank that asked anyway contributes its own tenso
   CHECK_FALSE(table.take_response("own").with_joined);
 }
 
-TEST_CASE("join_rules: only sums and averages of host tensors run with joined ranks") {
-  CHECK(control::can_run_with_joined(OpType::kAllreduce, hvd::ReduceOp::kSum, {}));
-  CHECK(control::can_run_with_joined(OpType::kAllreduce, hvd::ReduceOp::kAverage, {}));
-  CHECK_FALSE(control::can_run_with_joined(OpType::kAllreduce, hvd::ReduceOp::kMax, {}));
-  CHECK_FALSE(control::can_run_with_joined(OpType::kAllreduce, hvd::ReduceOp::kSum, {0}));
+TEST_CASE("join_rules: allreduces of host tensors, every op, run with joined ranks") {
+  for (hvd::ReduceOp op : {hvd::ReduceOp::kSum, hvd::ReduceOp::kAverage, hvd::ReduceOp::kMin,
+                           hvd::ReduceOp::kMax, hvd::ReduceOp::kProduct, hvd::ReduceOp::kAdasum}) {
+    CAPTURE(hvd::op_name(op));
+    CHECK(control::can_run_with_joined(OpType::kAllreduce, op, {}));
+    CHECK_FALSE(control::can_run_with_joined(OpType::kAllreduce, op, {0}));
+  }
   for (OpType type : {OpType::kBroadcast, OpType::kAllgather, OpType::kReducescatter,
                       OpType::kAlltoall, OpType::kBarrier}) {
     CAPTURE(control::op_type_name(type));
@@ -88,9 +90,15 @@ TEST_CASE("join_rules: only sums and averages of host tensors run with joined ra
   max.op = hvd::ReduceOp::kMax;
   table.join(0);
   CHECK(table.add(max));
-  CHECK(table.take_response("m").error ==
-        "allreduce 'm' cannot run while rank(s) 0 have joined (hvd.join): joined ranks "
-        "contribute zeros, which suit only sum and average, not max");
+  const control::Response zeros = table.take_response("m");
+  CHECK(zeros.kind == control::Response::Kind::kRun);
+  CHECK(zeros.with_joined);
+  control::Request gpu = req(1, "g");
+  gpu.device = {0};
+  CHECK(table.add(gpu));
+  CHECK(table.take_response("g").error ==
+        "allreduce 'g' cannot run while rank(s) 0 have joined (hvd.join): a joined rank "
+        "contributes zeros in host memory only; join supports CPU tensors so far");
 }
 
 TEST_CASE("join_rules: the join fields survive the control codec, and bad joins are refused") {
