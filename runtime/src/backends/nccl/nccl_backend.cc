@@ -57,7 +57,9 @@ NcclBackend::~NcclBackend() {
 }
 
 bool NcclBackend::supports(Device device, DataType, ReduceOp op) const {
-  return device.index == stream_->device() && op != ReduceOp::kAverage;
+  // No Adasum on the GPU lane: hvdrun.torch moves CUDA tensors to the host for it.
+  return device.index == stream_->device() && op != ReduceOp::kAverage &&
+         op != ReduceOp::kAdasum;
 }
 
 void NcclBackend::finish(const char* what) {
