@@ -39,6 +39,9 @@ def gather_adasum(t, n):
 
 
 def timed(fn):
+    # Untimed, first: the ranks leave the previous operation at different times (the gather's
+    # tree takes longer on some), and that skew would count against whichever op comes next.
+    hvd.barrier()
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
