@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "adasum_reference.h"
 #include "runtime_probe.h"
 
 namespace {
@@ -19,20 +20,6 @@ double input(int r, int t, size_t i) {
   return std::cos(0.21 * static_cast<double>(i) * (t + 1) + 0.9 * r) * (1.0 + 0.5 * r);
 }
 
-std::vector<double> combine(const std::vector<double>& a, const std::vector<double>& b) {
-  double dot = 0, aa = 0, bb = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    dot += a[i] * b[i];
-    aa += a[i] * a[i];
-    bb += b[i] * b[i];
-  }
-  const double ca = aa >= 1e-8 ? 1.0 - dot / (2 * aa) : 1.0;
-  const double cb = bb >= 1e-8 ? 1.0 - dot / (2 * bb) : 1.0;
-  std::vector<double> out(a.size());
-  for (size_t i = 0; i < a.size(); ++i) out[i] = ca * a[i] + cb * b[i];
-  return out;
-}
-
 std::vector<double> reference(int size, int t, size_t count) {
   std::vector<std::vector<double>> level;
   for (int r = 0; r < size; ++r) {
@@ -40,12 +27,7 @@ std::vector<double> reference(int size, int t, size_t count) {
     for (size_t i = 0; i < count; ++i) v[i] = input(r, t, i);
     level.push_back(v);
   }
-  while (level.size() > 1) {
-    std::vector<std::vector<double>> next;
-    for (size_t k = 0; k < level.size(); k += 2) next.push_back(combine(level[k], level[k + 1]));
-    level = next;
-  }
-  return level[0];
+  return hvd::test::adasum_tree(level);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "backends/adasum/kernels.h"
 #include "backends/adasum/vhdd.h"
 #include "backends/ring/ring_backend.h"
+#include "helpers/adasum_reference.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 #include "unit/runtime/common/typed_data.h"
@@ -60,21 +61,6 @@ double input(int r, size_t t, size_t i) {
          (1.0 + 0.25 * r);
 }
 
-// The pairwise combination, straight from Horovod's definition.
-std::vector<double> combine(const std::vector<double>& a, const std::vector<double>& b) {
-  double dot = 0, a_sq = 0, b_sq = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    dot += a[i] * b[i];
-    a_sq += a[i] * a[i];
-    b_sq += b[i] * b[i];
-  }
-  const double ca = a_sq >= 1e-8 ? 1.0 - dot / (2 * a_sq) : 1.0;
-  const double cb = b_sq >= 1e-8 ? 1.0 - dot / (2 * b_sq) : 1.0;
-  std::vector<double> out(a.size());
-  for (size_t i = 0; i < a.size(); ++i) out[i] = ca * a[i] + cb * b[i];
-  return out;
-}
-
 // The reference of one tensor: every rank's input (as the dtype holds it), combined in the tree.
 std::vector<double> reference(DataType dt, int n, size_t t, size_t count) {
   std::vector<std::vector<double>> level;
@@ -87,12 +73,7 @@ std::vector<double> reference(DataType dt, int n, size_t t, size_t count) {
     }
     level.push_back(v);
   }
-  while (level.size() > 1) {
-    std::vector<std::vector<double>> next;
-    for (size_t k = 0; k < level.size(); k += 2) next.push_back(combine(level[k], level[k + 1]));
-    level = next;
-  }
-  return level[0];
+  return test::adasum_tree(level);
 }
 
 // How far a result may be from the double reference, relative to the tensor's largest value:
