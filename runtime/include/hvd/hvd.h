@@ -136,7 +136,7 @@ Status start_timeline(const std::string& path, bool mark_cycles = false);
 Status stop_timeline();
 
 /// Horovod's hvd.join(): this rank has run out of data. Blocks until every rank has called
-/// join(); meanwhile the other ranks' allreduces (sum or average, host tensors) keep running,
+/// join(); meanwhile the other ranks' allreduces (every op, host tensors) keep running,
 /// with zeros from the ranks that joined without submitting them (kAverage still divides by
 /// size()). Other collectives submitted while some rank has joined fail on the ranks that
 /// submitted them, naming the joined ranks. On success *last_joined_rank (may be null) is the
