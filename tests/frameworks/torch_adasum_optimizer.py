@@ -20,26 +20,12 @@ import torch
 
 import hvdrun.torch as hvd
 from tally import check, report
+from adasum_reference import adasum
 
 OPTIMIZERS = [
     ('SGD momentum', lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)),
     ('Adam', lambda ps: torch.optim.Adam(ps, lr=0.01, weight_decay=0.01)),
 ]
-
-
-def adasum(vectors):
-    """Horovod's Adasum of one tensor's per-rank values (float64, flat): ranks (0,1), (2,3), ...
-    combine into (1 - a.b/(2|a|^2)) a + (1 - a.b/(2|b|^2)) b (a coefficient stays 1 where
-    |x|^2 < 1e-8), then the pairs' results, and so on."""
-    while len(vectors) > 1:
-        level = []
-        for a, b in zip(vectors[0::2], vectors[1::2]):
-            dot, aa, bb = torch.dot(a, b), torch.dot(a, a), torch.dot(b, b)
-            ca = 1 - dot / (2 * aa) if aa >= 1e-8 else 1.0
-            cb = 1 - dot / (2 * bb) if bb >= 1e-8 else 1.0
-            level.append(ca * a + cb * b)
-        vectors = level
-    return vectors[0]
 
 
 def new_model():

@@ -23,6 +23,7 @@ DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.
 SHAPES = [(0,), (1,), (17,), (3, 5)]
 
 from tally import check, raises, report
+from adasum_reference import adasum
 
 
 def same(got, want, what, tol=0.0):
@@ -671,18 +672,6 @@ def check_sparse(r, n):
     same(results[0], results[1], 'sparse gradients: the same as sparse_as_dense', 1e-6)
 
 
-def _adasum_tree(xs):
-    """Adasum's pairs (0,1), (2,3), ..., then pairs of pairs (Horovod's formula)."""
-    while len(xs) > 1:
-        nxt = []
-        for a, b in zip(xs[0::2], xs[1::2]):
-            dot, aa, bb = float(a @ b), float(a @ a), float(b @ b)
-            nxt.append((1 - dot / (2 * aa) if aa >= 1e-8 else 1.0) * a +
-                       (1 - dot / (2 * bb) if bb >= 1e-8 else 1.0) * b)
-        xs = nxt
-    return xs[0]
-
-
 def check_join(r, n):
     """hvd.join(): rank r has data for r + 2 steps; ranks that ran out join, the others go on
     with zeros from them (an average still divides by n), and the last rank to join is n - 1.
@@ -702,7 +691,7 @@ def check_join(r, n):
         for name, ref in [('Min', lambda xs: torch.stack(xs).min(0).values),
                           ('Max', lambda xs: torch.stack(xs).max(0).values),
                           ('Product', lambda xs: torch.stack(xs).prod(0)),
-                          ('Adasum', _adasum_tree)]:
+                          ('Adasum', adasum)]:
             if name == 'Adasum' and n & (n - 1):
                 continue
             got = hvd.allreduce(mine, op=getattr(hvd, name), name='join.' + name)

@@ -23,6 +23,7 @@ import torch
 
 import hvdrun.torch as hvd
 from tally import check, raises, report
+from adasum_reference import adasum
 
 INTS = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
 FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
@@ -48,21 +49,6 @@ def scaled(x, factor, dtype):
     if factor == 1.0:
         return x
     return x * factor if dtype.is_floating_point else torch.trunc(x * factor)
-
-
-def adasum(vs):
-    """Horovod's Adasum, written out here (not hvdrun's): pairs (0,1), (2,3), ... combine into
-    (1 - a.b/(2|a|^2)) a + (1 - a.b/(2|b|^2)) b (a coefficient stays 1 where |x|^2 < 1e-8),
-    then the pairs' results, and so on."""
-    while len(vs) > 1:
-        nxt = []
-        for a, b in zip(vs[0::2], vs[1::2]):
-            dot, aa, bb = (a * b).sum(), (a * a).sum(), (b * b).sum()
-            ca = 1 - dot / (2 * aa) if aa >= 1e-8 else 1.0
-            cb = 1 - dot / (2 * bb) if bb >= 1e-8 else 1.0
-            nxt.append(ca * a + cb * b)
-        vs = nxt
-    return vs[0]
 
 
 def reduce(xs, op, pre, post, dtype):

@@ -122,9 +122,10 @@ void Executor::complete_folded(const control::Response& r,
   complete_entries(entries, Status());
 }
 
-void Executor::allreduce_fused(Lane& lane, const control::Response& r,
-                               std::vector<TensorEntry>& entries) {
-  if (lane.backend->reduces_pieces()) return allreduce_pieces(lane, r, entries);
+template <typename Reduce>
+void Executor::through_fusion_buffer(Lane& lane, const control::Response& r,
+                                     const std::vector<TensorEntry>& entries, size_t alignment,
+                                     Reduce reduce) {
   std::vector<size_t>& sizes = sizes_;
   std::vector<BufferView>& inputs = inputs_;
   std::vector<BufferView>& outputs = outputs_;
@@ -136,33 +137,36 @@ void Executor::allreduce_fused(Lane& lane, const control::Response& r,
     inputs.push_back(e.input);
     outputs.push_back(e.output);
   }
-  // Padding between tensors (CUDA: 16 bytes, for vector copies) is reduced with them and
-  // never read back.
-  const backends::FusionLayout layout =
-      backends::plan_fusion_layout(sizes, lane.memory->fusion_alignment());
+  const backends::FusionLayout layout = backends::plan_fusion_layout(sizes, alignment);
   void* fusion = lane.memory->buffer(BufferSlot::kFusion, layout.total_bytes);
   phase(entries, timeline_phase::kMemcpyInFusionBuffer,
         [&] { lane.memory->copy(backends::plan_fusion_copies(inputs, fusion, layout, true)); });
-  BufferView fused{fusion, layout.total_bytes / dtype_size(r.dtype), r.dtype,
-                   entries[0].input.device};
-  phase(entries, op_phase(*lane.backend, r.type), [&] {
-    scale_before(lane, r, fused);
-    lane.backend->allreduce(fused, backend_op(r.op));
-    scale_after(lane, r, fused);
-  });
+  reduce(BufferView{fusion, layout.total_bytes / dtype_size(r.dtype), r.dtype,
+                    entries[0].input.device});
   phase(entries, timeline_phase::kMemcpyOutFusionBuffer,
         [&] { lane.memory->copy(backends::plan_fusion_copies(outputs, fusion, layout, false)); });
 }
 
+void Executor::allreduce_fused(Lane& lane, const control::Response& r,
+                               std::vector<TensorEntry>& entries) {
+  if (lane.backend->reduces_pieces()) return allreduce_pieces(lane, r, entries);
+  // Padding between tensors (CUDA: 16 bytes, for vector copies) is reduced with them and
+  // never read back.
+  through_fusion_buffer(lane, r, entries, lane.memory->fusion_alignment(), [&](BufferView fused) {
+    phase(entries, op_phase(*lane.backend, r.type), [&] {
+      scale_before(lane, r, fused);
+      lane.backend->allreduce(fused, backend_op(r.op));
+      scale_after(lane, r, fused);
+    });
+  });
+}
+
 void Executor::adasum(Lane& lane, const control::Response& r, std::vector<TensorEntry>& entries) {
-  // Adasum halves one contiguous buffer: a single tensor is combined in its output, several are
-  // packed without padding into the fusion buffer (padding would join a tensor's dot products).
+  // Adasum halves one contiguous buffer and needs each tensor's bounds: a single tensor is
+  // combined in its output, several are packed back to back into the fusion buffer (aligned to
+  // one element: padding would join a tensor's dot products).
   std::vector<size_t> counts;
-  size_t total_bytes = 0;
-  for (const TensorEntry& e : entries) {
-    counts.push_back(e.input.count);
-    total_bytes += e.input.bytes();
-  }
+  for (const TensorEntry& e : entries) counts.push_back(e.input.count);
   const auto combine = [&](BufferView buf) {
     phase(entries, op_phase(*lane.backend, r.type), [&] {
       scale_before(lane, r, buf);
@@ -174,18 +178,7 @@ void Executor::adasum(Lane& lane, const control::Response& r, std::vector<Tensor
     copy_if_apart(lane, entries[0].input, entries[0].output);
     return combine(entries[0].output);
   }
-  char* fusion = static_cast<char*>(lane.memory->buffer(BufferSlot::kFusion, total_bytes));
-  std::vector<backends::CopySegment> in, out;
-  size_t at = 0;
-  for (const TensorEntry& e : entries) {
-    if (e.input.bytes() == 0) continue;
-    in.push_back(backends::CopySegment{e.input.data, fusion + at, e.input.bytes()});
-    out.push_back(backends::CopySegment{fusion + at, e.output.data, e.input.bytes()});
-    at += e.input.bytes();
-  }
-  phase(entries, timeline_phase::kMemcpyInFusionBuffer, [&] { lane.memory->copy(in); });
-  combine(BufferView{fusion, total_bytes / dtype_size(r.dtype), r.dtype, entries[0].input.device});
-  phase(entries, timeline_phase::kMemcpyOutFusionBuffer, [&] { lane.memory->copy(out); });
+  through_fusion_buffer(lane, r, entries, dtype_size(r.dtype), combine);
 }
 
 void Executor::allreduce_pieces(Lane& lane, const control::Response& r,

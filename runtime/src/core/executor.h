@@ -68,6 +68,12 @@ class Executor {
   // Runs `step` as `phase` on the timeline track of every entry.
   template <typename Step>
   void phase(const std::vector<TensorEntry>& entries, std::string_view phase, Step step);
+  // Copies the entries into the fusion buffer (each tensor starting at a multiple of
+  // `alignment` bytes), calls reduce(the fused view), and copies the results back out.
+  template <typename Reduce>
+  void through_fusion_buffer(backends::Lane& lane, const control::Response& r,
+                             const std::vector<TensorEntry>& entries, size_t alignment,
+                             Reduce reduce);
   const std::string& op_phase(const backends::Backend& backend, control::OpType type);
   void scale_before(backends::Lane& lane, const control::Response& r, BufferView buf);
   void scale_after(backends::Lane& lane, const control::Response& r, BufferView buf);

@@ -12,36 +12,54 @@ namespace {
 // Horovod's threshold below which a squared norm counts as zero (its coefficient stays 1).
 constexpr double kTinyNormSq = 1e-8;
 
-double load(const void* p, size_t i, DataType dtype) {
-  switch (dtype) {
-    case DataType::kFloat16:
-      return half_to_float(static_cast<const uint16_t*>(p)[i]);
-    case DataType::kFloat32:
-      return static_cast<const float*>(p)[i];
-    default:
-      return static_cast<const double*>(p)[i];
-  }
+// An element as a double and back: float16 (its bits in a uint16_t) through float, rounded to
+// nearest-even on the way back.
+template <typename T>
+double value(T v) {
+  return static_cast<double>(v);
+}
+template <>
+double value(uint16_t bits) {
+  return half_to_float(bits);
+}
+template <typename T>
+T element(double v) {
+  return static_cast<T>(v);
+}
+template <>
+uint16_t element(double v) {
+  return float_to_half(static_cast<float>(v));
 }
 
 template <typename T>
-DotAndNorms sums_of(const T* a, const T* b, size_t count) {
+DotAndNorms sums_of(const void* a, const void* b, size_t count) {
+  const T* x = static_cast<const T*>(a);
+  const T* y = static_cast<const T*>(b);
   DotAndNorms s;
   for (size_t i = 0; i < count; ++i) {
-    const auto x = static_cast<double>(a[i]);
-    const auto y = static_cast<double>(b[i]);
-    s.dot += x * y;
-    s.a_sq += x * x;
-    s.b_sq += y * y;
+    const double xi = value(x[i]);
+    const double yi = value(y[i]);
+    s.dot += xi * yi;
+    s.a_sq += xi * xi;
+    s.b_sq += yi * yi;
   }
   return s;
 }
 
 template <typename T>
-void combine(T* a, double a_coeff, const T* b, double b_coeff, size_t count) {
-  for (size_t i = 0; i < count; ++i) {
-    a[i] = static_cast<T>(a_coeff * static_cast<double>(a[i]) +
-                          b_coeff * static_cast<double>(b[i]));
-  }
+void combine(void* a, double a_coeff, const void* b, double b_coeff, size_t count) {
+  T* x = static_cast<T*>(a);
+  const T* y = static_cast<const T*>(b);
+  for (size_t i = 0; i < count; ++i) x[i] = element<T>(a_coeff * value(x[i]) + b_coeff * value(y[i]));
+}
+
+// Calls fn with a value of the element type of `dtype` (float16 as its uint16_t bits).
+template <typename Fn>
+auto with_element(DataType dtype, Fn&& fn) {
+  HVD_CHECK(supports_dtype(dtype), "Adasum of ", dtype_name(dtype));
+  if (dtype == DataType::kFloat16) return fn(uint16_t{});
+  if (dtype == DataType::kFloat32) return fn(float{});
+  return fn(double{});
 }
 
 }  // namespace
@@ -52,22 +70,7 @@ bool supports_dtype(DataType dtype) {
 }
 
 DotAndNorms dot_and_norms(const void* a, const void* b, size_t count, DataType dtype) {
-  HVD_CHECK(supports_dtype(dtype), "Adasum of ", dtype_name(dtype));
-  if (dtype == DataType::kFloat32) {
-    return sums_of(static_cast<const float*>(a), static_cast<const float*>(b), count);
-  }
-  if (dtype == DataType::kFloat64) {
-    return sums_of(static_cast<const double*>(a), static_cast<const double*>(b), count);
-  }
-  DotAndNorms s;
-  for (size_t i = 0; i < count; ++i) {
-    const double x = load(a, i, dtype);
-    const double y = load(b, i, dtype);
-    s.dot += x * y;
-    s.a_sq += x * x;
-    s.b_sq += y * y;
-  }
-  return s;
+  return with_element(dtype, [&](auto t) { return sums_of<decltype(t)>(a, b, count); });
 }
 
 Coefficients coefficients(const DotAndNorms& sums) {
@@ -79,19 +82,7 @@ Coefficients coefficients(const DotAndNorms& sums) {
 
 void scaled_add(void* a, double a_coeff, const void* b, double b_coeff, size_t count,
                 DataType dtype) {
-  HVD_CHECK(supports_dtype(dtype), "Adasum of ", dtype_name(dtype));
-  if (dtype == DataType::kFloat32) {
-    return combine(static_cast<float*>(a), a_coeff, static_cast<const float*>(b), b_coeff, count);
-  }
-  if (dtype == DataType::kFloat64) {
-    return combine(static_cast<double*>(a), a_coeff, static_cast<const double*>(b), b_coeff,
-                   count);
-  }
-  auto* out = static_cast<uint16_t*>(a);
-  for (size_t i = 0; i < count; ++i) {
-    const double v = a_coeff * load(a, i, dtype) + b_coeff * load(b, i, dtype);
-    out[i] = float_to_half(static_cast<float>(v));
-  }
+  with_element(dtype, [&](auto t) { combine<decltype(t)>(a, a_coeff, b, b_coeff, count); });
 }
 
 }  // namespace hvd::backends::adasum
