@@ -1,14 +1,26 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""One training run for scripts/bench-torch.sh: hvdrun.torch's DistributedOptimizer (--impl hvd)
-or torch's DistributedDataParallel over gloo (--impl ddp), on CPU, synthetic data, one model:
+"""One training run for scripts/bench-torch.sh: hvdrun.torch's DistributedOptimizer (--impl hvd),
+torch's DistributedDataParallel over gloo (--impl ddp), or both in the same processes (--impl
+both), on CPU, synthetic data, one model:
   mlp       784-512-512-10 on 28x28 images (Fashion-MNIST's shape)
   cnn       the CNN of tests/frameworks/torch_fashion_mnist.py (2 conv, 2 linear), 28x28
   resnet18  torchvision's ResNet-18 (62 parameter tensors, 11.2M parameters), 3x32x32
-Launch it with `hvdrun -np N -- python3 torch_train.py ...`; it runs alone too (N = 1: no
-wrapper, no communication). Rank 0 prints one line:
+Launch it with `hvdrun -np N -- python3 torch_train.py ...`; it runs alone too (one rank).
+
+Each side wraps at every size, as a user's script does: DDP runs its reducer (bucket copies and
+an allreduce) even on one rank; DistributedOptimizer, as Horovod's, registers no hooks on one.
+
+--impl both: two copies of the model with the same initial weights, one per side. The timed
+steps run in blocks of --block steps, hvd's and ddp's in turn (which goes first alternates per
+block), each after an untimed barrier. So both sides see the same load and the same process
+(the same memory layout, core and start-up luck), which on a shared machine vary more between
+processes than the two implementations differ; their ratio is then a paired measurement.
+
+Rank 0 prints one line per side:
   bench-torch: impl I model M np N batch B img/s X step_ms S wait_ms W cpu_ms_per_img C
                sleeps_per_step Z preempted_per_step P verify_checks K verify_ms_per_step V
+C: rank 0's process CPU time (all threads) in that side's timed steps, per image.
 K and V: under hvdrun --verify-every N (hvdrun.torch's parameter check), the checks rank 0 ran
 in the timed steps and the time they took, per timed step (0 without the option), each timed
 after a barrier (time_verifications).
@@ -61,72 +73,104 @@ def make_model(name):
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument('--impl', choices=['hvd', 'ddp'], required=True)
+    p.add_argument('--impl', choices=['hvd', 'ddp', 'both'], required=True)
     p.add_argument('--model', choices=['mlp', 'cnn', 'resnet18'], required=True)
     p.add_argument('--batch-size', type=int, default=64, help='images per rank per step')
-    p.add_argument('--warmup', type=int, default=5)
-    p.add_argument('--steps', type=int, default=20)
+    p.add_argument('--warmup', type=int, default=5, help='untimed steps per side')
+    p.add_argument('--steps', type=int, default=20, help='timed steps per side')
+    p.add_argument('--block', type=int, default=0,
+                   help='--impl both: timed steps per turn (0: the whole run, one turn each)')
+    p.add_argument('--first', choices=['hvd', 'ddp'], default='hvd',
+                   help='--impl both: the side that takes the first turn')
     p.add_argument('--threads', type=int, default=1, help='intra-op threads per rank')
     p.add_argument('--groups', type=int, default=0,
                    help='hvd: DistributedOptimizer groups= (0: none, Horovod\'s default)')
     return p.parse_args()
 
 
-class Distributed:
-    """What differs between the two: set-up, the wrapped model, backward, and the wait."""
+class HvdSide:
+    name = 'hvd'
 
-    def __init__(self, impl, model, optimizer, groups):
-        self.impl, self.world, self.rank = impl, 1, 0
-        self.model, self.optimizer, self.wait_s = model, optimizer, 0.0
-        if impl == 'hvd':
-            import hvdrun.torch as hvd
-            hvd.init()
-            self.world, self.rank = hvd.size(), hvd.rank()
-            if self.world > 1:
-                self.optimizer = hvd.DistributedOptimizer(
-                    optimizer, named_parameters=model.named_parameters(), groups=groups or None)
-                hvd.broadcast_parameters(model.state_dict(), root_rank=0)
-        else:
-            self.world = int(os.environ.get('WORLD_SIZE', '1'))
-            if self.world > 1:
-                import torch.distributed as dist
-                dist.init_process_group('gloo')  # env:// from hvdrun's RANK/MASTER_*
-                self.rank = dist.get_rank()
-                self.model = nn.parallel.DistributedDataParallel(model)
+    def __init__(self, model, optimizer, groups):
+        import hvdrun.torch as hvd
+        hvd.init()
+        self.hvd, self.model, self.wait_s = hvd, model, 0.0
+        self.world, self.rank = hvd.size(), hvd.rank()
+        self.optimizer = hvd.DistributedOptimizer(
+            optimizer, named_parameters=model.named_parameters(), groups=groups or None)
+        hvd.broadcast_parameters(model.state_dict(), root_rank=0)
+
+    def step(self, x, y):
+        self.optimizer.zero_grad()
+        F.cross_entropy(self.model(x), y).backward()
+        start = time.perf_counter()
+        self.optimizer.synchronize()
+        self.wait_s += time.perf_counter() - start
+        with self.optimizer.skip_synchronize():
+            self.optimizer.step()
+
+    def barrier(self):
+        self.hvd.barrier()
+
+    def wait_per_step(self, steps, pool):
+        return self.wait_s / steps
+
+
+class DdpSide:
+    name = 'ddp'
+
+    def __init__(self, model, optimizer):
+        import torch.distributed as dist
+        if 'MASTER_ADDR' in os.environ:
+            dist.init_process_group('gloo')  # env:// from hvdrun's RANK/WORLD_SIZE/MASTER_*
+        else:  # alone, without a launcher
+            dist.init_process_group('gloo', store=dist.HashStore(), rank=0, world_size=1)
+        self.dist, self.optimizer, self.backward_s = dist, optimizer, 0.0
+        self.world, self.rank = dist.get_world_size(), dist.get_rank()
+        self.model = nn.parallel.DistributedDataParallel(model)
 
     def step(self, x, y, communicate=True):
-        """One training step; returns the seconds backward took."""
         self.optimizer.zero_grad()
         loss = F.cross_entropy(self.model(x), y)
         start = time.perf_counter()
-        if communicate or self.impl != 'ddp' or self.world == 1:
+        if communicate:
             loss.backward()
         else:
             with self.model.no_sync():
                 loss.backward()
-        backward_s = time.perf_counter() - start
-        if self.impl == 'hvd' and self.world > 1:
-            start = time.perf_counter()
-            self.optimizer.synchronize()
-            self.wait_s += time.perf_counter() - start
-            with self.optimizer.skip_synchronize():
-                self.optimizer.step()
-        else:
-            self.optimizer.step()
-        return backward_s
+        self.backward_s += time.perf_counter() - start
+        self.optimizer.step()
 
     def barrier(self):
-        if self.world == 1:
-            return
-        if self.impl == 'hvd':
-            import hvdrun.torch as hvd
-            hvd.barrier()
-        else:
-            import torch.distributed as dist
-            dist.barrier()
+        self.dist.barrier()
+
+    def wait_per_step(self, steps, pool):
+        with_communication, self.backward_s = self.backward_s, 0.0
+        for i in range(steps):
+            self.step(*pool[i % len(pool)], communicate=False)
+        return max(0.0, with_communication - self.backward_s) / steps
 
 
-def time_verifications(verifier):
+class Meter:
+    """Wall time, process CPU time and context switches of one side's timed steps."""
+
+    def __init__(self):
+        self.steps, self.wall_s, self.cpu_s, self.sleeps, self.preempted = 0, 0.0, 0.0, 0, 0
+
+    def run(self, step, first, n, pool):
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        cpu, start = time.process_time(), time.perf_counter()
+        for i in range(first, first + n):
+            step(*pool[i % len(pool)])
+        self.wall_s += time.perf_counter() - start
+        self.cpu_s += time.process_time() - cpu
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        self.sleeps += after.ru_nvcsw - usage.ru_nvcsw
+        self.preempted += after.ru_nivcsw - usage.ru_nivcsw
+        self.steps += n
+
+
+def time_verifications(verifier, hvd):
     """Counts the checks of hvdrun.torch's verifier (HVD_VERIFY_EVERY) from now on, and the
     time they take, by wrapping its verify(). A barrier first, untimed: otherwise the check's
     collective would also absorb how far the ranks drifted apart in the step, a wait the next
@@ -135,7 +179,6 @@ def time_verifications(verifier):
     if verifier is None:
         return totals
     inner = verifier.verify
-    import hvdrun.torch as hvd
 
     def timed():
         hvd.barrier()
@@ -149,47 +192,61 @@ def time_verifications(verifier):
     return totals
 
 
+def make_sides(args):
+    impls = ['hvd', 'ddp'] if args.impl == 'both' else [args.impl]
+    if args.first == 'ddp':
+        impls.reverse()
+    sides = []
+    for impl in impls:
+        torch.manual_seed(42)  # the same initial weights for both sides
+        model, shape = make_model(args.model)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        sides.append(HvdSide(model, optimizer, args.groups) if impl == 'hvd'
+                     else DdpSide(model, optimizer))
+    return sides, shape
+
+
 def main():
     args = parse_args()
     torch.set_num_threads(args.threads)
-    torch.manual_seed(42)
-    model, shape = make_model(args.model)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    d = Distributed(args.impl, model, optimizer, args.groups)
-    gen = torch.Generator().manual_seed(42 + d.rank)
+    sides, shape = make_sides(args)
+    rank, world = sides[0].rank, sides[0].world
+    gen = torch.Generator().manual_seed(42 + rank)
     pool = [(torch.randn(args.batch_size, *shape, generator=gen),
              torch.randint(0, 10, (args.batch_size,), generator=gen)) for _ in range(4)]
 
-    for i in range(args.warmup):
-        d.step(*pool[i % len(pool)])
-    d.barrier()
-    d.wait_s = 0.0
-    backward_s = 0.0
-    verify = time_verifications(getattr(d.optimizer, '_verifier', None))
-    usage_start = resource.getrusage(resource.RUSAGE_SELF)
-    cpu_start, start = time.process_time(), time.perf_counter()
-    for i in range(args.steps):
-        backward_s += d.step(*pool[i % len(pool)])
-    elapsed = time.perf_counter() - start
-    cpu_s = time.process_time() - cpu_start
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    sleeps = usage.ru_nvcsw - usage_start.ru_nvcsw
-    preempted = usage.ru_nivcsw - usage_start.ru_nivcsw
-    wait_s = d.wait_s
-    if args.impl == 'ddp' and d.world > 1:
-        local_backward_s = sum(d.step(*pool[i % len(pool)], communicate=False)
-                               for i in range(args.steps))
-        wait_s = max(0.0, backward_s - local_backward_s)
-    d.barrier()
-    if d.rank == 0:
-        images = args.steps * args.batch_size
+    for side in sides:
+        for i in range(args.warmup):
+            side.step(*pool[i % len(pool)])
+        side.barrier()
+        side.wait_s = side.backward_s = 0.0
+    verify = {'checks': 0, 'seconds': 0.0}
+    for side in sides:
+        if side.name == 'hvd':
+            verify = time_verifications(getattr(side.optimizer, '_verifier', None), side.hvd)
+    meters = [Meter() for _ in sides]
+    block = args.block if args.block > 0 else args.steps
+    for turn, first in enumerate(range(0, args.steps, block)):
+        n = min(block, args.steps - first)
+        order = list(zip(sides, meters))
+        for side, meter in (order if turn % 2 == 0 else reversed(order)):
+            side.barrier()  # untimed: neither side's turn absorbs the other's skew
+            meter.run(side.step, first, n, pool)
+
+    for side, meter in zip(sides, meters):
+        wait_s = side.wait_per_step(args.steps, pool)
+        side.barrier()
+        if rank != 0:
+            continue
+        images = meter.steps * args.batch_size
+        checks = verify if side.name == 'hvd' else {'checks': 0, 'seconds': 0.0}
         print('bench-torch: impl %s model %s np %d batch %d img/s %.1f step_ms %.2f wait_ms %.2f '
               'cpu_ms_per_img %.3f sleeps_per_step %.1f preempted_per_step %.1f '
               'verify_checks %d verify_ms_per_step %.4f'
-              % (args.impl, args.model, d.world, args.batch_size, d.world * images / elapsed,
-                 1e3 * elapsed / args.steps, 1e3 * wait_s / args.steps, 1e3 * cpu_s / images,
-                 sleeps / args.steps, preempted / args.steps, verify['checks'],
-                 1e3 * verify['seconds'] / args.steps),
+              % (side.name, args.model, world, args.batch_size, world * images / meter.wall_s,
+                 1e3 * meter.wall_s / meter.steps, 1e3 * wait_s, 1e3 * meter.cpu_s / images,
+                 meter.sleeps / meter.steps, meter.preempted / meter.steps, checks['checks'],
+                 1e3 * checks['seconds'] / meter.steps),
               flush=True)
 
 

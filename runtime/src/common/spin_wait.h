@@ -6,6 +6,14 @@
 // a context switch when the other side sleeps, which costs more than a small collective
 // itself; a peer that comes back within the spin finds its partner awake. Yielding keeps an
 // oversubscribed host (more ranks than cores) making progress while one thread spins.
+//
+// Not on every thread: a helper thread (the background loop) of a process confined to one core
+// shares that core with the thread that computes, and while it polls or yields the compute
+// thread waits for the core (a backward pass whose hooks enqueue tensors while the loop
+// negotiates them: ~30 preemptions per training step measured). Such a thread sleeps at once;
+// the enqueue and the peer's doorbell wake it.
+
+#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,15 +21,33 @@
 
 namespace hvd {
 
+namespace detail {
+inline thread_local bool waits_may_spin = true;
+}  // namespace detail
+
+/// Whether the calling thread's waits may poll before they sleep (spin_briefly and the shm
+/// transport's waits). True unless set_waits_may_spin(false) was called on this thread.
+inline bool waits_may_spin() { return detail::waits_may_spin; }
+inline void set_waits_may_spin(bool may) { detail::waits_may_spin = may; }
+
+/// The number of CPUs the calling thread may run on (its affinity mask); 0 if unknown.
+inline int allowed_cpu_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+  return CPU_COUNT(&set);
+}
+
 /// How long a waiter polls before it sleeps.
 inline constexpr std::chrono::microseconds kSpinBeforeSleep{50};
 
 /// Returns true as soon as `ready()` is true, false once kSpinBeforeSleep (or `deadline`, if
-/// sooner) has passed without it.
+/// sooner) has passed without it; on a thread whose waits may not spin, ready() at once.
 template <typename Ready>
 bool spin_briefly(Ready ready, std::chrono::steady_clock::time_point deadline =
                                    std::chrono::steady_clock::time_point::max()) {
   if (ready()) return true;  // often already: then no clock read (~20 ns each here)
+  if (!waits_may_spin()) return false;
   const auto now = std::chrono::steady_clock::now();
   const auto end = std::min(deadline, now + kSpinBeforeSleep);
   while (!ready()) {

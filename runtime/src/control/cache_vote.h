@@ -26,7 +26,7 @@ class CacheVote {
     kNoUncached = 1,  // after the vote: no rank has uncached requests
     kNoShutdown = 2,  // no rank wants to shut down
     kJoined = 4,      // every rank has joined (hvd.join)
-    kAllIdle = 8,     // no rank has a request pending, has joined or wants to shut down
+    kNoSetWork = 8,   // no rank has work in flight in another process set
   };
 
   /// Starts a vote: no hits, nothing invalid, no flags, no fold. `data_bytes` (a multiple of 8)

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backends/host_memory.h"
+#include "common/spin_wait.h"
 #include "hvd/error.h"
 
 namespace hvd::core {
@@ -331,13 +332,15 @@ bool Runtime::work_in_flight() const {
   return false;
 }
 
-// The periodic vote of a job with nothing in flight on any rank only shows that the ranks are
-// alive (stall checks, shutdown, a peer's death). After each vote that was idle everywhere the
-// next one waits twice as long, up to kLongestIdleVotePeriod: a rank in its forward pass, an
-// evaluation or a data loader's wait then costs its compute thread almost nothing (at 1 ms per
-// vote, 2 ranks took ~9% of a core each doing nothing). Every rank counts the same votes (the
-// idle flag is AND-ed over all), so all of them space their votes alike; an enqueue still
-// starts a cycle at once, which is how a step's first tensor goes out without delay.
+// The periodic vote of a rank with nothing in flight only shows that it is alive (stall checks,
+// shutdown, a peer's death). After each idle vote (control::CycleResult::idle) the next one
+// waits twice as long, up to kLongestIdleVotePeriod: a rank in its forward pass, an evaluation
+// or a data loader's wait then costs its compute thread almost nothing (at 1 ms per vote, 2
+// ranks took ~9% of a core each doing nothing). That holds while other ranks wait for this
+// one's tensors too: a rank that finished its backward pass first votes again at once and
+// waits inside that vote, asleep, while the one behind it computes undisturbed (at 1 ms per
+// vote its loop took the core from its backward pass ~10 times a step); the enqueue of its
+// tensor starts a vote at once, which is how the tensor goes out without delay.
 std::chrono::microseconds Runtime::vote_period() const {
   const uint64_t doublings = std::min<uint64_t>(idle_votes_.load(std::memory_order_relaxed), 16);
   return std::clamp(options_.cycle_time * (int64_t{1} << doublings), options_.cycle_time,
@@ -382,6 +385,8 @@ void Runtime::wait_for_turn() {
 }
 
 void Runtime::loop() {
+  // On one core this thread shares it with the rank's compute thread: sleep, never poll.
+  set_waits_may_spin(allowed_cpu_count() != 1);
   while (!stopped_) {
     wait_for_turn();
     // A caller runs the next cycle, or ran one since the loop woke.

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "common/reduce_kernels.h"
+#include "common/spin_wait.h"
 #include "env/env.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
@@ -297,9 +298,14 @@ void ShmTransport::wait(Transfer& t) {
   };
   // With more ranks than cores the peer is likely waiting for this core: do not spin. The
   // clock is first read after 64 polls: most waits of a small collective end before that.
-  const auto spin_for = oversubscribed_ ? Clock::duration::zero() : Clock::duration(kSpinFor);
+  // A thread whose waits may not spin (spin_wait.h: the loop of a rank on one core) neither
+  // spins nor yields: either keeps its rank's compute thread off the core.
+  const bool polls = waits_may_spin();
+  const bool spins = polls && !oversubscribed_;
+  const auto spin_for = spins ? Clock::duration(kSpinFor) : Clock::duration::zero();
+  const auto yield_for = polls ? Clock::duration(kYieldFor) : Clock::duration::zero();
   Clock::time_point start{};
-  for (unsigned i = 1; !oversubscribed_; ++i) {
+  for (unsigned i = 1; spins; ++i) {
     if (ready()) return;
     cpu_relax();
     if (i % 64 != 0) continue;
@@ -309,7 +315,7 @@ void ShmTransport::wait(Transfer& t) {
   }
   if (start == Clock::time_point{}) start = Clock::now();
   if (t.deadline == Clock::time_point{}) t.deadline = start + options_.timeout;
-  while (Clock::now() - start < spin_for + kYieldFor) {
+  while (Clock::now() - start < spin_for + yield_for) {
     sched_yield();
     if (ready()) return;
   }

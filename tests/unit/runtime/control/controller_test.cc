@@ -526,7 +526,8 @@ TEST_CASE("controller: a step's plan is reused only while its cached responses a
 // What may make a vote not idle, on one rank (core/runtime.cc spaces idle votes out).
 enum class Busy { kNothing, kFreshRequest, kWaitingRequest, kShutdown, kJoin, kElsewhere };
 
-TEST_CASE("controller: a vote is idle on every rank exactly when no rank has anything to do") {
+TEST_CASE("controller: a vote is idle on a rank with nothing to do unless some rank has work in "
+          "another process set") {
   const std::vector<Busy> kinds = {Busy::kNothing, Busy::kFreshRequest, Busy::kWaitingRequest,
                                    Busy::kShutdown, Busy::kJoin,         Busy::kElsewhere};
   for (int size = 1; size <= 4; ++size) {
@@ -549,16 +550,21 @@ TEST_CASE("controller: a vote is idle on every rank exactly when no rank has any
             fresh.push_back(join);
           }
           c.inner().set_busy_elsewhere(mine && kind == Busy::kElsewhere);
-          bool result_idle = c.run_cycle(fresh, mine && kind == Busy::kShutdown).all_idle;
-          if (kind == Busy::kWaitingRequest) result_idle = c.run_cycle({}, false).all_idle;
+          bool result_idle = c.run_cycle(fresh, mine && kind == Busy::kShutdown).idle;
+          if (kind == Busy::kWaitingRequest) result_idle = c.run_cycle({}, false).idle;
           CHECK(result_idle == c.inner().last_vote_idle());
           idle[static_cast<size_t>(rank)] = result_idle ? 1 : 0;
         });
-        // The reference: idle when nothing above applies to any rank (a lone rank's request
-        // or join completes in its own cycle, so at size 1 only shutdown and elsewhere count).
+        // The reference: work in another set makes every rank's vote busy; anything else only
+        // the busy rank's (a lone rank's request or join completes in its own cycle, so at
+        // size 1 only shutdown and elsewhere count).
         const bool lone_done = size == 1 && kind != Busy::kShutdown && kind != Busy::kElsewhere;
-        const int expected = kind == Busy::kNothing || lone_done ? 1 : 0;
-        for (int r = 0; r < size; ++r) CHECK(idle[static_cast<size_t>(r)] == expected);
+        for (int r = 0; r < size; ++r) {
+          CAPTURE(r);
+          const bool busy = kind == Busy::kElsewhere ||
+                            (r == busy_rank && kind != Busy::kNothing && !lone_done);
+          CHECK(idle[static_cast<size_t>(r)] == (busy ? 0 : 1));
+        }
       }
     }
   }

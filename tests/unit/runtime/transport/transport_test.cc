@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/spin_wait.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 #include "transport/transport.h"
@@ -110,6 +111,27 @@ TEST_CASE("ring transports: send_recv_reduce after a misaligning message") {
         for (size_t i = 0; i < count; ++i)
           bad += acc[i] != 0.5 + static_cast<double>(i) * (peer + 1);
         CHECK(bad == 0);
+      }
+    });
+  }
+}
+
+TEST_CASE("ring transports: a rank whose waits may not spin sleeps until its peer comes") {
+  // The background loop of a rank on one core (common/spin_wait.h): its waits go to sleep at
+  // once, and the peer's writes must still wake it, for a message that needs one wait and for
+  // one that needs many (8 MiB through a smaller channel, waiting for room and for data).
+  for (const TransportKind kind : kKinds) {
+    CAPTURE(test::kind_name(kind));
+    test::run_world(kind, 2, [&](ring::Transport& t) {
+      const int peer = 1 - t.rank();
+      if (t.rank() == 0) hvd::set_waits_may_spin(false);
+      for (const size_t bytes : {size_t{1}, size_t{8} << 20}) {
+        // Rank 1 comes late, so that rank 0 waits (asleep) before anything arrives.
+        if (t.rank() == 1) std::this_thread::sleep_for(milliseconds(20));
+        const std::vector<uint8_t> out = pattern(bytes, t.rank());
+        std::vector<uint8_t> in(bytes);
+        t.send_recv(peer, out.data(), bytes, peer, in.data(), bytes);
+        CHECK(in == pattern(bytes, peer));
       }
     });
   }
