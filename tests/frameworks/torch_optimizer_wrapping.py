@@ -9,9 +9,13 @@
   an unused one, SGD's None momentum buffer): every rank ends with rank 0's state and options;
   parameters without state are skipped. A new optimizer first gets Horovod's initial state (one
   local step on zero gradients).
+- Horovod's hook rule: a DistributedOptimizer hooks the gradients only on ranks in its process
+  set, and in a one-rank job only when HOROVOD_ELASTIC=1. A rank outside the set steps on its
+  own gradient; the set's ranks on their average (against plain torch from every rank's batch).
 
 Prints "torch_optimizer_wrapping: rank R of N on HOST checks C failures F"; exits 1 on failure.
 """
+import os
 import sys
 
 import torch
@@ -156,10 +160,79 @@ def check_new_optimizer(r, n):
         check(net.frozen.weight not in opt.state, '%s: no state for the frozen layer' % what)
 
 
+def batch_of(k):
+    return torch.randn(2, 3, generator=torch.Generator().manual_seed(200 + k))
+
+
+def gradients_of(k, weight, bias):
+    """Rank k's gradients of its loss at the given weights, with plain torch."""
+    ref = torch.nn.Linear(3, 2)
+    with torch.no_grad():
+        ref.weight.copy_(weight)
+        ref.bias.copy_(bias)
+    (ref(batch_of(k)) ** 2).sum().backward()
+    return ref.weight.grad, ref.bias.grad
+
+
+def check_set_membership(r, n):
+    """Every rank but the last in the optimizer's set (at 2 ranks a one-rank set)."""
+    members = list(range(n - 1))
+    inside = r in members
+    if n > 1:
+        ps = hvd.add_process_set(members)
+    torch.manual_seed(11)
+    net = torch.nn.Linear(3, 2)
+    w0, b0 = net.weight.detach().clone(), net.bias.detach().clone()
+    opt = hvd.DistributedOptimizer(torch.optim.SGD(net.parameters(), lr=0.5),
+                                   named_parameters=net.named_parameters(),
+                                   process_set=ps if n > 1 else hvd.global_process_set)
+    (net(batch_of(r)) ** 2).sum().backward()
+    try:
+        opt.step()
+    except Exception as e:  # noqa: BLE001 - the failure is the finding
+        check(False, 'a step %s the set raised %r' % ('in' if inside else 'outside', e))
+    else:
+        ranks = members if inside and n > 1 else [r]
+        grads = [gradients_of(k, w0, b0) for k in ranks]
+        want_w = w0 - 0.5 * sum(g[0] for g in grads) / len(ranks)
+        want_b = b0 - 0.5 * sum(g[1] for g in grads) / len(ranks)
+        check(torch.allclose(net.weight.detach(), want_w, atol=1e-6) and
+              torch.allclose(net.bias.detach(), want_b, atol=1e-6),
+              'a step %s the set: %s gradient' % ('in' if inside else 'outside',
+                                                    'the set\'s average' if inside else 'its own'))
+    if n > 1:
+        hvd.barrier()
+        hvd.remove_process_set(ps)
+
+
+def check_elastic_hooks(r, n):
+    """Hooks make zero_grad() between backward and step() an error (Horovod's race guard)."""
+    for elastic in (False, True):
+        old = os.environ.pop('HOROVOD_ELASTIC', None)
+        if elastic:
+            os.environ['HOROVOD_ELASTIC'] = '1'
+        net = torch.nn.Linear(3, 2)
+        opt = hvd.DistributedOptimizer(torch.optim.SGD(net.parameters(), lr=0.1),
+                                       named_parameters=net.named_parameters())
+        os.environ.pop('HOROVOD_ELASTIC', None)
+        if old is not None:
+            os.environ['HOROVOD_ELASTIC'] = old
+        net(batch_of(r)).sum().backward()
+        try:
+            opt.zero_grad()
+            hooked = False
+        except AssertionError:
+            hooked = True
+        check(hooked == (n > 1 or elastic), 'hooks at %d rank(s) with HOROVOD_ELASTIC %s: %s'
+              % (n, 'set' if elastic else 'unset', hooked))
+        opt.step()
+
+
 def main():
     hvd.init()
     r, n = hvd.rank(), hvd.size()
-    for part in (check_sparse_adam, check_broadcast_state, check_new_optimizer):
+    for part in (check_sparse_adam, check_broadcast_state, check_new_optimizer,
+                 check_set_membership, check_elastic_hooks):
         part(r, n)
     hvd.shutdown()
     return report('torch_optimizer_wrapping', r, n)

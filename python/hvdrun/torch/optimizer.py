@@ -3,6 +3,7 @@
 autograd has accumulated it, so communication overlaps the rest of backward; step() waits for
 them all (synchronize) and then runs the wrapped optimizer."""
 
+import os
 import warnings
 from contextlib import contextmanager
 
@@ -50,11 +51,15 @@ class _DistributedOptimizer(torch.optim.Optimizer):
         self._group_of = {p: i for i, g in enumerate(self._groups or []) for p in g}
         self._group_ready = {}
 
-        if set_size(process_set) > 1:
+        # Horovod's rule: no hooks on a rank outside the set, nor in a one-rank job unless it is
+        # elastic (HOROVOD_ELASTIC=1), which may grow. Gradients of a rank outside the set stay
+        # its own (synchronize() returns at once).
+        self._included = process_set is None or bool(process_set.included())
+        if self._included and (size() > 1 or os.environ.get('HOROVOD_ELASTIC') == '1'):
             self._register_hooks()
         # HVD_VERIFY_EVERY (hvdrun --verify-every): compare the ranks' parameters (verify.py).
         self._verifier = (Verifier.from_env(named_parameters, process_set)
-                          if set_size(process_set) > 1 else None)
+                          if self._included and set_size(process_set) > 1 else None)
 
     def load_state_dict(self, *args, **kwargs):
         """The wrapped optimizer's, after dropping pending allreduces and resetting the
@@ -173,6 +178,9 @@ class _DistributedOptimizer(torch.optim.Optimizer):
     def synchronize(self):
         """Waits for every gradient's allreduce (starting those whose hooks did not fire) and
         puts the results in p.grad."""
+        if not self._included:
+            self._synchronized = True
+            return
         for p in self._requires_update - set(self._handles):
             self._handles[p] = (None, None)
         if self._groups is not None:
