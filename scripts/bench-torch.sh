@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # hvdrun.torch against torch's own data parallelism, in the same processes launched by this
-# build's hvdrun, in one run, interleaved (so both see the same machine load):
-#  1. Training (scripts/bench/torch_train.py --impl both): the same model, synthetic data and
-#     batch per rank, with hvdrun.torch's DistributedOptimizer and with DistributedDataParallel
-#     over gloo, two copies of the model in each rank's process, trained in alternating blocks
-#     of steps; on 1 and 2 ranks, for an MLP and the CNN of the Fashion-MNIST example (28x28)
+# build's hvdrun, in one run, interleaved (so all see the same machine load):
+#  1. Training (scripts/bench/torch_train.py --impl hvd,ddp,local): the same model, synthetic
+#     data and batch per rank, with hvdrun.torch's DistributedOptimizer, with
+#     DistributedDataParallel over gloo, and alone (local: no communication, the ceiling of any
+#     data-parallel implementation), three copies of the model in each rank's process, trained
+#     in turns of a few steps; on 1 and 2 ranks, for an MLP and the CNN of the Fashion-MNIST example (28x28)
 #     and torchvision's ResNet-18 (62 parameter tensors) on 32x32 images. Both wrap at every
 #     size, as users' scripts do. Every rank gets one intra-op thread (OMP_NUM_THREADS=1,
 #     torch.set_num_threads(1)), so each rank is one "device" and 1 -> 2 ranks measures
@@ -18,7 +19,7 @@
 # Usage: scripts/bench-torch.sh [--rounds N] [--steps-scale X] [--allreduce-scale X]
 #                               [--models mlp,cnn,resnet18] [--no-allreduce] [--competitor]
 #                               [--verify-every N]
-# --verify-every N: each round also trains both on 2 ranks under hvdrun --verify-every N (the
+# --verify-every N: each round also trains the three on 2 ranks under hvdrun --verify-every N (the
 # check runs in hvd's steps), and a table compares the two: hvd/ddp with the check over hvd/ddp
 # without (noisy on a shared machine), and the check's own time per step over the step time
 # (its overhead as measured inside the run). The timed steps must reach N for a check to
@@ -33,9 +34,8 @@
 # communication per step (how each is measured: torch_train.py's docstring), scaling efficiency
 # 1 -> 2 ranks, and per size the allreduce times and ratio hvd/gloo (target <= 1.0). Ends with
 # the load average. Rank 0's process CPU time per image (all its threads, in each side's own
-# steps) is printed too. "ddp comm share" is DDP's wait on communication over its step time:
-# what any implementation could at most save against DDP by hiding its communication, so
-# hvd/ddp cannot exceed 1 / (1 - share) on that model.
+# steps) is printed too. "local/ddp" is the ceiling of hvd/ddp: the rate of the same steps with
+# nothing communicated and no wrapper, over DDP's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hvdrun="${HVDRUN:-./build/bin/hvdrun}"
@@ -87,35 +87,36 @@ declare -A config=([mlp]="64 5 60 10" [cnn]="64 3 20 5" [resnet18]="32 2 6 2")
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 field() { sed -n "s|.* $1 \([0-9.]*\).*|\1|p" <<<"$2"; }
 
-# run IMPL MODEL NP FIRST -> rank 0's "bench-torch: ..." lines (IMPL both: one per side, FIRST
-# takes the first turn). IMPL hvdv: both, under --verify-every (the check runs in hvd's steps).
+# run IMPL MODEL NP ORDER -> rank 0's "bench-torch: ..." lines, one per side (ORDER: the sides,
+# comma-separated, in the first turn's order). IMPL sides: those; hvdv: the same under
+# --verify-every (the check runs in hvd's steps).
 run() {
-  local impl="$1" model="$2" np="$3" first="$4" batch warmup steps block out flags=()
+  local impl="$1" model="$2" np="$3" order="$4" batch warmup steps block out flags=()
   read -r batch warmup steps block <<<"${config[$model]}"
   steps=$(awk -v s="$steps" -v x="$steps_scale" 'BEGIN { printf "%d", s * x }')
-  [ "$impl" = hvdv ] && { flags=(--verify-every "$verify_every"); impl=both; }
+  [ "$impl" = hvdv ] && flags=(--verify-every "$verify_every")
   out=$("$hvdrun" "${flags[@]}" -np "$np" -- "$python" scripts/bench/torch_train.py \
-        --impl "$impl" --model "$model" --batch-size "$batch" --warmup "$warmup" \
-        --steps "$steps" --block "$block" --first "$first" 2>&1) ||
+        --impl "$order" --model "$model" --batch-size "$batch" --warmup "$warmup" \
+        --steps "$steps" --block "$block" 2>&1) ||
     { echo "$out" >&2; exit 1; }
   grep -o 'bench-torch: .*' <<<"$out"
 }
 
-declare -A img wait cpu verify_ms step_ms checks share
+declare -A img wait cpu verify_ms step_ms checks
 IFS=, read -ra model_list <<<"$models"
 for ((r = 1; r <= rounds; r++)); do
   for model in "${model_list[@]}"; do
     for np in 1 2; do
-      # Alternate which side takes the first turn in the process.
-      first=hvd; [ $((r % 2)) -eq 0 ] && first=ddp
-      runs="both"
+      # Rotate which side takes the first turn in the process.
+      case $((r % 3)) in 1) order=hvd,ddp,local ;; 2) order=ddp,local,hvd ;; 0) order=local,hvd,ddp ;; esac
+      runs="sides"
       if [ "$verify_every" -gt 0 ] && [ "$np" = 2 ]; then
-        if [ $((r % 2)) -eq 0 ]; then runs="hvdv both"; else runs="both hvdv"; fi
+        if [ $((r % 2)) -eq 0 ]; then runs="hvdv sides"; else runs="sides hvdv"; fi
       fi
       for run_impl in $runs; do
         while read -r line; do
           impl=$(sed -n 's/^bench-torch: impl \([a-z]*\) .*/\1/p' <<<"$line")
-          [ "$run_impl" = hvdv ] && impl=${impl}v  # hvdv, ddpv
+          [ "$run_impl" = hvdv ] && impl=${impl}v  # hvdv, ddpv, localv
           echo "round $r  $impl  $line"
           verify_ms["$model/$impl/$np"]+="$(field verify_ms_per_step "$line") "
           step_ms["$model/$impl/$np"]+="$(field step_ms "$line") "
@@ -123,9 +124,7 @@ for ((r = 1; r <= rounds; r++)); do
           img["$model/$impl/$np"]+="$(field 'img/s' "$line") "
           wait["$model/$impl/$np"]+="$(field wait_ms "$line") "
           cpu["$model/$impl/$np"]+="$(field cpu_ms_per_img "$line") "
-          share["$model/$impl/$np"]+="$(awk -v w="$(field wait_ms "$line")" \
-            -v s="$(field step_ms "$line")" 'BEGIN { print w / s }') "
-        done < <(run "$run_impl" "$model" "$np" "$first")
+        done < <(run "$run_impl" "$model" "$np" "$order")
       done
     done
   done
@@ -133,23 +132,25 @@ done
 
 med() { tr ' ' '\n' <<<"$1" | grep . | median; }
 echo
-printf '%-9s %3s %10s %10s %8s %12s %12s %14s %14s %15s\n' model np "hvd img/s" "ddp img/s" \
-  "hvd/ddp" "hvd wait ms" "ddp wait ms" "hvd CPU ms/img" "ddp CPU ms/img" "ddp comm share"
+printf '%-9s %3s %10s %10s %8s %12s %12s %14s %14s %11s %9s\n' model np "hvd img/s" \
+  "ddp img/s" "hvd/ddp" "hvd wait ms" "ddp wait ms" "hvd CPU ms/img" "ddp CPU ms/img" \
+  "local img/s" "local/ddp"
 for model in "${model_list[@]}"; do
   for np in 1 2; do
     h=$(med "${img[$model/hvd/$np]}") d=$(med "${img[$model/ddp/$np]}")
-    printf '%-9s %3d %10.1f %10.1f %8.3f %12.2f %12.2f %14.3f %14.3f %15.3f\n' "$model" "$np" \
-      "$h" "$d" "$(awk -v h="$h" -v d="$d" 'BEGIN { print h / d }')" \
+    l=$(med "${img[$model/local/$np]}")
+    printf '%-9s %3d %10.1f %10.1f %8.3f %12.2f %12.2f %14.3f %14.3f %11.1f %9.3f\n' "$model" \
+      "$np" "$h" "$d" "$(awk -v h="$h" -v d="$d" 'BEGIN { print h / d }')" \
       "$(med "${wait[$model/hvd/$np]}")" "$(med "${wait[$model/ddp/$np]}")" \
       "$(med "${cpu[$model/hvd/$np]}")" "$(med "${cpu[$model/ddp/$np]}")" \
-      "$(med "${share[$model/ddp/$np]}")"
+      "$l" "$(awk -v l="$l" -v d="$d" 'BEGIN { print l / d }')"
   done
   awk -v h1="$(med "${img[$model/hvd/1]}")" -v h2="$(med "${img[$model/hvd/2]}")" \
       -v d1="$(med "${img[$model/ddp/1]}")" -v d2="$(med "${img[$model/ddp/2]}")" -v m="$model" 'BEGIN {
     printf "%-9s scaling 1->2 ranks: hvd %.2fx (efficiency %.3f), ddp %.2fx (efficiency %.3f); 2-rank hvd/ddp %.3f (target >= 1.1)\n",
            m, h2 / h1, h2 / (2 * h1), d2 / d1, d2 / (2 * d1), h2 / d2 }'
 done
-echo "training: medians of $rounds round(s), hvd and ddp in the same processes in alternating blocks of steps; 1 thread per rank$(
+echo "training: medians of $rounds round(s), hvd, ddp and local in the same processes in turns of a few steps; 1 thread per rank$(
   [ "$competitor" = 1 ] && echo "; a CPU-bound competitor on each core"); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if [ "$verify_every" -gt 0 ]; then

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""One training run for scripts/bench-torch.sh: hvdrun.torch's DistributedOptimizer (--impl hvd),
-torch's DistributedDataParallel over gloo (--impl ddp), or both in the same processes (--impl
-both), on CPU, synthetic data, one model:
+"""One training run for scripts/bench-torch.sh: hvdrun.torch's DistributedOptimizer (hvd),
+torch's DistributedDataParallel over gloo (ddp) and the plain model with no communication at
+all (local), any of them in the same processes (--impl hvd,ddp,local), on CPU, synthetic data,
+one model:
   mlp       784-512-512-10 on 28x28 images (Fashion-MNIST's shape)
   cnn       the CNN of tests/frameworks/torch_fashion_mnist.py (2 conv, 2 linear), 28x28
   resnet18  torchvision's ResNet-18 (62 parameter tensors, 11.2M parameters), 3x32x32
@@ -11,13 +12,15 @@ Launch it with `hvdrun -np N -- python3 torch_train.py ...`; it runs alone too (
 Each side wraps at every size, as a user's script does: DDP runs its reducer (bucket copies and
 an allreduce) even on one rank; DistributedOptimizer, as Horovod's, registers no hooks on one.
 
---impl both: two copies of the model with the same initial weights, one per side. The timed
-steps run in blocks of --block steps, hvd's and ddp's in turn (which goes first alternates per
-block), each after an untimed barrier. So both sides see the same load and the same process
-(the same memory layout, core and start-up luck), which on a shared machine vary more between
-processes than the two implementations differ; their ratio is then a paired measurement.
+Several sides: one copy of the model per side, with the same initial weights. The timed steps
+run in blocks of --block steps, the sides' in turn (the order rotates per block), each after an
+untimed barrier. So all sides see the same load and the same process (the same memory layout,
+core and start-up luck), which on a shared machine vary more between processes than the
+implementations differ; their ratios are then paired measurements. "local" trains each rank's
+copy on its own batches: the rate that no data-parallel implementation can exceed, so
+local/ddp is the ceiling of hvd/ddp.
 
-Rank 0 prints one line per side:
+Rank 0 prints one line per side (impl hvd, ddp or local):
   bench-torch: impl I model M np N batch B img/s X step_ms S wait_ms W cpu_ms_per_img C
                sleeps_per_step Z preempted_per_step P verify_checks K verify_ms_per_step V
 C: rank 0's process CPU time (all threads) in that side's timed steps, per image.
@@ -71,17 +74,25 @@ def make_model(name):
     return torchvision.models.resnet18(num_classes=10), (3, 32, 32)
 
 
+def impls(text):
+    names = text.split(',')
+    if not names or any(n not in ('hvd', 'ddp', 'local') for n in names) or \
+            len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError('expected a comma-separated list of hvd, ddp, local '
+                                         'without repeats, not %r' % text)
+    return names
+
+
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument('--impl', choices=['hvd', 'ddp', 'both'], required=True)
+    p.add_argument('--impl', required=True, type=impls,
+                   help='the sides, comma-separated, in the first turn\'s order: hvd, ddp, local')
     p.add_argument('--model', choices=['mlp', 'cnn', 'resnet18'], required=True)
     p.add_argument('--batch-size', type=int, default=64, help='images per rank per step')
     p.add_argument('--warmup', type=int, default=5, help='untimed steps per side')
     p.add_argument('--steps', type=int, default=20, help='timed steps per side')
     p.add_argument('--block', type=int, default=0,
-                   help='--impl both: timed steps per turn (0: the whole run, one turn each)')
-    p.add_argument('--first', choices=['hvd', 'ddp'], default='hvd',
-                   help='--impl both: the side that takes the first turn')
+                   help='timed steps per turn (0: the whole run, one turn each)')
     p.add_argument('--threads', type=int, default=1, help='intra-op threads per rank')
     p.add_argument('--groups', type=int, default=0,
                    help='hvd: DistributedOptimizer groups= (0: none, Horovod\'s default)')
@@ -151,6 +162,23 @@ class DdpSide:
         return max(0.0, with_communication - self.backward_s) / steps
 
 
+class LocalSide:
+    """The plain model and optimizer: each rank on its own batches, nothing communicated."""
+    name = 'local'
+
+    def __init__(self, model, optimizer, barrier):
+        self.model, self.optimizer, self.barrier = model, optimizer, barrier
+        self.world, self.rank = int(os.environ.get('WORLD_SIZE', '1')), 0
+
+    def step(self, x, y):
+        self.optimizer.zero_grad()
+        F.cross_entropy(self.model(x), y).backward()
+        self.optimizer.step()
+
+    def wait_per_step(self, steps, pool):
+        return 0.0
+
+
 class Meter:
     """Wall time, process CPU time and context switches of one side's timed steps."""
 
@@ -193,16 +221,24 @@ def time_verifications(verifier, hvd):
 
 
 def make_sides(args):
-    impls = ['hvd', 'ddp'] if args.impl == 'both' else [args.impl]
-    if args.first == 'ddp':
-        impls.reverse()
     sides = []
-    for impl in impls:
-        torch.manual_seed(42)  # the same initial weights for both sides
+    for impl in args.impl:
+        torch.manual_seed(42)  # the same initial weights for every side
         model, shape = make_model(args.model)
         optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-        sides.append(HvdSide(model, optimizer, args.groups) if impl == 'hvd'
-                     else DdpSide(model, optimizer))
+        if impl == 'hvd':
+            sides.append(HvdSide(model, optimizer, args.groups))
+        elif impl == 'ddp':
+            sides.append(DdpSide(model, optimizer))
+        else:
+            sides.append(LocalSide(model, optimizer, None))
+    # The local side waits at a barrier of a side that communicates, if there is one.
+    talkers = [s for s in sides if s.name != 'local']
+    for side in sides:
+        if side.name == 'local':
+            side.barrier = talkers[0].barrier if talkers else (lambda: None)
+            if talkers:
+                side.world, side.rank = talkers[0].world, talkers[0].rank
     return sides, shape
 
 
@@ -219,7 +255,9 @@ def main():
         for i in range(args.warmup):
             side.step(*pool[i % len(pool)])
         side.barrier()
-        side.wait_s = side.backward_s = 0.0
+        side.wait_s = 0.0
+        if side.name == 'ddp':
+            side.backward_s = 0.0
     verify = {'checks': 0, 'seconds': 0.0}
     for side in sides:
         if side.name == 'hvd':
@@ -229,7 +267,8 @@ def main():
     for turn, first in enumerate(range(0, args.steps, block)):
         n = min(block, args.steps - first)
         order = list(zip(sides, meters))
-        for side, meter in (order if turn % 2 == 0 else reversed(order)):
+        shift = turn % len(order)
+        for side, meter in order[shift:] + order[:shift]:
             side.barrier()  # untimed: neither side's turn absorbs the other's skew
             meter.run(side.step, first, n, pool)
 
