@@ -10,8 +10,9 @@
 // Not on every thread: a helper thread (the background loop) of a process confined to one core
 // shares that core with the thread that computes, and while it polls or yields the compute
 // thread waits for the core (a backward pass whose hooks enqueue tensors while the loop
-// negotiates them: ~30 preemptions per training step measured). Such a thread sleeps at once;
-// the enqueue and the peer's doorbell wake it.
+// negotiates them). Such a thread sleeps at once; the enqueue and the peer's doorbell wake it.
+// Measured on the CNN of scripts/bench-torch.sh at 2 ranks, 4 pairs of runs: hvd/ddp 0.90-1.02
+// with the loop polling, 0.93-1.05 without, higher in each pair.
 
 #include <sched.h>
 
