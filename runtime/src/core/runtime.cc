@@ -334,13 +334,11 @@ bool Runtime::work_in_flight() const {
 
 // The periodic vote of a rank with nothing in flight only shows that it is alive (stall checks,
 // shutdown, a peer's death). After each idle vote (control::CycleResult::idle) the next one
-// waits twice as long, up to kLongestIdleVotePeriod: a rank in its forward pass, an evaluation
-// or a data loader's wait then costs its compute thread almost nothing (at 1 ms per vote, 2
-// ranks took ~9% of a core each doing nothing). That holds while other ranks wait for this
-// one's tensors too: a rank that finished its backward pass first votes again at once and
-// waits inside that vote, asleep, while the one behind it computes undisturbed (at 1 ms per
-// vote its loop took the core from its backward pass ~10 times a step); the enqueue of its
-// tensor starts a vote at once, which is how the tensor goes out without delay.
+// waits twice as long, up to kLongestIdleVotePeriod: a rank in its forward pass or a data
+// loader's wait then costs its compute thread almost nothing. That holds while other ranks
+// wait for this one's tensors too: the rank that finished its backward pass first votes again
+// at once and waits inside that vote while the one behind computes undisturbed (at 1 ms per
+// vote its loop took its core ~10 times a step); an enqueue starts a vote at once.
 std::chrono::microseconds Runtime::vote_period() const {
   const uint64_t doublings = std::min<uint64_t>(idle_votes_.load(std::memory_order_relaxed), 16);
   return std::clamp(options_.cycle_time * (int64_t{1} << doublings), options_.cycle_time,
