@@ -75,7 +75,7 @@ struct CycleResult {
   /// submitted, for which it contributes zeros.
   bool joined = false;
   /// An idle vote: this rank had nothing to negotiate or run, and no rank had work in another
-  /// process set. Its only use was to show that the rank is alive, and core/runtime.cc spaces
+  /// process set. Its only use is to show that the rank is alive, and core/runtime.cc spaces
   /// such votes out. Other ranks' work in this set does not count: it can complete only when
   /// this rank submits the same tensors, and an enqueue starts a vote at once. Work in another
   /// set does: it runs after this set's vote in the same cycle, on ranks that wait for it.
