@@ -2,17 +2,17 @@
 # SPDX-License-Identifier: Apache-2.0
 # hvdrun.torch against torch's own data parallelism, in the same processes launched by this
 # build's hvdrun, in one run, interleaved (so all see the same machine load):
-#  1. Training (scripts/bench/torch_train.py --impl hvd,ddp,local): the same model, synthetic
-#     data and batch per rank, with hvdrun.torch's DistributedOptimizer, with
-#     DistributedDataParallel over gloo, and alone (local: no communication, the ceiling of any
-#     data-parallel implementation), three copies of the model in each rank's process, trained
-#     in turns of a few steps; on 1 and 2 ranks, for an MLP and the CNN of the Fashion-MNIST example (28x28)
-#     and torchvision's ResNet-18 (62 parameter tensors) on 32x32 images. Both wrap at every
+#  1. Training (scripts/bench/torch_train.py --impl hvd,ddp,local): the same model, synthetic data
+#     and batch per rank, with hvdrun.torch's DistributedOptimizer, with DistributedDataParallel
+#     over gloo, and alone (local: no communication, the ceiling of any data-parallel
+#     implementation), three copies of the model in each rank's process, trained in turns of a few
+#     steps; on 1 and 2 ranks, for an MLP and the CNN of the Fashion-MNIST example (28x28) and
+#     torchvision's ResNet-18 (62 parameter tensors) on 32x32 images. hvd and DDP wrap at every
 #     size, as users' scripts do. Every rank gets one intra-op thread (OMP_NUM_THREADS=1,
 #     torch.set_num_threads(1)), so each rank is one "device" and 1 -> 2 ranks measures
-#     data-parallel scaling, as in bench-train.sh. (Separate processes, as before, measured
-#     mostly which process got the faster memory and core: the same code's CPU time per image
-#     varied by up to 1.5x between processes on the 2-core VM.)
+#     data-parallel scaling, as in bench-train.sh. (Separate processes, as before, measured mostly
+#     which process got the faster memory and core: the same code's CPU time per image varied by up
+#     to 1.5x between processes on the 2-core VM.)
 #  2. One tensor's allreduce (scripts/bench/torch_allreduce.py), 8 B to 64 MiB on 2 ranks:
 #     hvdrun.torch.allreduce_ against torch.distributed.all_reduce (gloo), in the same processes.
 #
@@ -20,15 +20,15 @@
 #                               [--models mlp,cnn,resnet18] [--no-allreduce] [--competitor]
 #                               [--verify-every N]
 # --verify-every N: each round also trains the three on 2 ranks under hvdrun --verify-every N (the
-# check runs in hvd's steps), and a table compares the two: hvd/ddp with the check over hvd/ddp
-# without (noisy on a shared machine), and the check's own time per step over the step time
-# (its overhead as measured inside the run). The timed steps must reach N for a check to
+# check runs in hvd's steps), and a table compares the runs with and without it: hvd/ddp with the
+# check over hvd/ddp without (noisy on a shared machine), and the check's own time per step over the
+# step time (its overhead as measured inside the run). The timed steps must reach N for a check to
 # run: raise --steps-scale (the step counts are below; e.g. --steps-scale 5 for mlp and cnn).
 # --competitor: one CPU-bound process per core (pinned to it with taskset when there is one)
 # for the whole run, as another job on the same nodes would be: a rank whose helper threads
 # spin or wake often loses its core's time slices to it. They are killed when the script
 # ends, Ctrl-C and errors included.
-# Defaults (3 rounds, the step counts below) take about two minutes on 2 cores; --rounds 5
+# Defaults (3 rounds, the step counts below) take about three minutes on 2 cores; --rounds 5
 # --steps-scale 3 --allreduce-scale 3 gives steadier medians. Prints every run, then medians:
 # img/s of all ranks, ratio hvd/ddp (target >= 1.1 at 2 ranks, >= 1.0 at 1), wait on
 # communication per step (how each is measured: torch_train.py's docstring), scaling efficiency
@@ -108,7 +108,11 @@ for ((r = 1; r <= rounds; r++)); do
   for model in "${model_list[@]}"; do
     for np in 1 2; do
       # Rotate which side takes the first turn in the process.
-      case $((r % 3)) in 1) order=hvd,ddp,local ;; 2) order=ddp,local,hvd ;; 0) order=local,hvd,ddp ;; esac
+      case $((r % 3)) in
+        1) order=hvd,ddp,local ;;
+        2) order=ddp,local,hvd ;;
+        0) order=local,hvd,ddp ;;
+      esac
       runs="sides"
       if [ "$verify_every" -gt 0 ] && [ "$np" = 2 ]; then
         if [ $((r % 2)) -eq 0 ]; then runs="hvdv sides"; else runs="sides hvdv"; fi
@@ -159,8 +163,9 @@ if [ "$verify_every" -gt 0 ]; then
     "ratio" checks "check ms/step" "step ms" "overhead %"
   for model in "${model_list[@]}"; do
     # hvd/ddp with the check over hvd/ddp without: each against DDP in its own processes.
-    h=$(awk -v h="$(med "${img[$model/hvd/2]}")" -v d="$(med "${img[$model/ddp/2]}")" 'BEGIN { print h / d }')
-    v=$(awk -v h="$(med "${img[$model/hvdv/2]}")" -v d="$(med "${img[$model/ddpv/2]}")" 'BEGIN { print h / d }')
+    ratio() { awk -v h="$(med "${img[$model/$1/2]}")" -v d="$(med "${img[$model/$2/2]}")" \
+      'BEGIN { print h / d }'; }
+    h=$(ratio hvd ddp) v=$(ratio hvdv ddpv)
     c=$(med "${verify_ms[$model/hvdv/2]}") t=$(med "${step_ms[$model/hvdv/2]}")
     printf '%-9s %10.3f %12.3f %10.4f %7s %14.4f %10.2f %12.3f\n' "$model" "$h" "$v" \
       "$(awk -v h="$h" -v v="$v" 'BEGIN { print v / h }')" "${checks[$model/hvdv/2]}" "$c" "$t" \

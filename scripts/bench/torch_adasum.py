@@ -10,7 +10,9 @@ Launch with `hvdrun -np N -- python3 torch_adasum.py` (N a power of two). Rank 0
   bench-adasum: ranks N bytes B reps R adasum_us A sum_us S gather_us G adasum/sum A/S adasum/gather A/G
 """
 import argparse
+import os
 import statistics
+import sys
 import time
 
 import torch
@@ -18,24 +20,16 @@ import torch.distributed as dist
 
 import hvdrun.torch as hvd
 
-
-def combine_tree(rows):
-    """Horovod's Adasum of every rank's vector: pairs (0,1), (2,3), ..., then pairs of pairs."""
-    while len(rows) > 1:
-        nxt = []
-        for a, b in zip(rows[0::2], rows[1::2]):
-            dot, aa, bb = torch.dot(a, b), torch.dot(a, a), torch.dot(b, b)
-            ca = 1 - dot / (2 * aa) if aa >= 1e-8 else 1.0
-            cb = 1 - dot / (2 * bb) if bb >= 1e-8 else 1.0
-            nxt.append(ca * a + cb * b)
-        rows = nxt
-    return rows[0]
+# The tests' written-out Adasum (plain torch), which this benchmark's "gather" side runs.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tests',
+                                'frameworks'))
+from adasum_reference import adasum  # noqa: E402
 
 
 def gather_adasum(t, n):
     rows = [torch.empty_like(t) for _ in range(n)]
     dist.all_gather(rows, t)
-    return combine_tree(rows)
+    return adasum(rows)
 
 
 def timed(fn):

@@ -99,17 +99,25 @@ def parse_args():
     return p.parse_args()
 
 
+NO_CHECKS = {'checks': 0, 'seconds': 0.0}
+
+
 class HvdSide:
     name = 'hvd'
 
     def __init__(self, model, optimizer, groups):
         import hvdrun.torch as hvd
         hvd.init()
-        self.hvd, self.model, self.wait_s = hvd, model, 0.0
+        self.hvd, self.model, self.wait_s, self.checks = hvd, model, 0.0, NO_CHECKS
         self.world, self.rank = hvd.size(), hvd.rank()
         self.optimizer = hvd.DistributedOptimizer(
             optimizer, named_parameters=model.named_parameters(), groups=groups or None)
         hvd.broadcast_parameters(model.state_dict(), root_rank=0)
+
+    def start_timing(self):
+        """After the warm-up: from now on the wait and the parameter checks count."""
+        self.wait_s = 0.0
+        self.checks = time_verifications(getattr(self.optimizer, '_verifier', None), self.hvd)
 
     def step(self, x, y):
         self.optimizer.zero_grad()
@@ -129,6 +137,7 @@ class HvdSide:
 
 class DdpSide:
     name = 'ddp'
+    checks = NO_CHECKS
 
     def __init__(self, model, optimizer):
         import torch.distributed as dist
@@ -139,6 +148,9 @@ class DdpSide:
         self.dist, self.optimizer, self.backward_s = dist, optimizer, 0.0
         self.world, self.rank = dist.get_world_size(), dist.get_rank()
         self.model = nn.parallel.DistributedDataParallel(model)
+
+    def start_timing(self):
+        self.backward_s = 0.0
 
     def step(self, x, y, communicate=True):
         self.optimizer.zero_grad()
@@ -163,12 +175,23 @@ class DdpSide:
 
 
 class LocalSide:
-    """The plain model and optimizer: each rank on its own batches, nothing communicated."""
+    """The plain model and optimizer: each rank on its own batches, nothing communicated. It
+    meets the other ranks only at the barriers of `peer` (a side that communicates), if any."""
     name = 'local'
+    checks = NO_CHECKS
 
-    def __init__(self, model, optimizer, barrier):
-        self.model, self.optimizer, self.barrier = model, optimizer, barrier
-        self.world, self.rank = int(os.environ.get('WORLD_SIZE', '1')), 0
+    def __init__(self, model, optimizer, peer):
+        self.model, self.optimizer, self.peer = model, optimizer, peer
+        self.world, self.rank = ((peer.world, peer.rank) if peer else
+                                 (int(os.environ.get('WORLD_SIZE', '1')),
+                                  int(os.environ.get('RANK', '0'))))
+
+    def barrier(self):
+        if self.peer:
+            self.peer.barrier()
+
+    def start_timing(self):
+        pass
 
     def step(self, x, y):
         self.optimizer.zero_grad()
@@ -221,25 +244,19 @@ def time_verifications(verifier, hvd):
 
 
 def make_sides(args):
-    sides = []
-    for impl in args.impl:
+    """The sides in --impl's order; local last to be made, so that it can use another's barrier."""
+    made = {}
+    for impl in sorted(args.impl, key=lambda i: i == 'local'):
         torch.manual_seed(42)  # the same initial weights for every side
         model, shape = make_model(args.model)
         optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
         if impl == 'hvd':
-            sides.append(HvdSide(model, optimizer, args.groups))
+            made[impl] = HvdSide(model, optimizer, args.groups)
         elif impl == 'ddp':
-            sides.append(DdpSide(model, optimizer))
+            made[impl] = DdpSide(model, optimizer)
         else:
-            sides.append(LocalSide(model, optimizer, None))
-    # The local side waits at a barrier of a side that communicates, if there is one.
-    talkers = [s for s in sides if s.name != 'local']
-    for side in sides:
-        if side.name == 'local':
-            side.barrier = talkers[0].barrier if talkers else (lambda: None)
-            if talkers:
-                side.world, side.rank = talkers[0].world, talkers[0].rank
-    return sides, shape
+            made[impl] = LocalSide(model, optimizer, next(iter(made.values()), None))
+    return [made[impl] for impl in args.impl], shape
 
 
 def main():
@@ -255,13 +272,7 @@ def main():
         for i in range(args.warmup):
             side.step(*pool[i % len(pool)])
         side.barrier()
-        side.wait_s = 0.0
-        if side.name == 'ddp':
-            side.backward_s = 0.0
-    verify = {'checks': 0, 'seconds': 0.0}
-    for side in sides:
-        if side.name == 'hvd':
-            verify = time_verifications(getattr(side.optimizer, '_verifier', None), side.hvd)
+        side.start_timing()
     meters = [Meter() for _ in sides]
     block = args.block if args.block > 0 else args.steps
     for turn, first in enumerate(range(0, args.steps, block)):
@@ -278,7 +289,7 @@ def main():
         if rank != 0:
             continue
         images = meter.steps * args.batch_size
-        checks = verify if side.name == 'hvd' else {'checks': 0, 'seconds': 0.0}
+        checks = side.checks
         print('bench-torch: impl %s model %s np %d batch %d img/s %.1f step_ms %.2f wait_ms %.2f '
               'cpu_ms_per_img %.3f sleeps_per_step %.1f preempted_per_step %.1f '
               'verify_checks %d verify_ms_per_step %.4f'

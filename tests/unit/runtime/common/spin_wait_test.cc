@@ -3,7 +3,6 @@
 // may not spin looks once and returns, so that it goes to sleep at once; others poll first.
 #include <doctest/doctest.h>
 
-#include <atomic>
 #include <thread>
 
 #include "common/spin_wait.h"
