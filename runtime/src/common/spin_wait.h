@@ -39,16 +39,26 @@ inline int allowed_cpu_count() {
   return CPU_COUNT(&set);
 }
 
+/// Whether the calling thread may run on one CPU only (hvdrun binds each rank to its own core
+/// when the node has enough), as its affinity was the first time this thread asked. Polling then
+/// only keeps the core from the thread it waits for, or, if it yields, gives the core to
+/// another process (a job beside this one) for the rest of that one's time slice.
+inline bool on_one_cpu() {
+  thread_local const bool one = allowed_cpu_count() == 1;
+  return one;
+}
+
 /// How long a waiter polls before it sleeps.
 inline constexpr std::chrono::microseconds kSpinBeforeSleep{50};
 
 /// Returns true as soon as `ready()` is true, false once kSpinBeforeSleep (or `deadline`, if
-/// sooner) has passed without it; on a thread whose waits may not spin, ready() at once.
+/// sooner) has passed without it; ready() at once on a thread whose waits may not spin, or that
+/// runs on one CPU (what it waits for is another thread of this process, which needs that CPU).
 template <typename Ready>
 bool spin_briefly(Ready ready, std::chrono::steady_clock::time_point deadline =
                                    std::chrono::steady_clock::time_point::max()) {
   if (ready()) return true;  // often already: then no clock read (~20 ns each here)
-  if (!waits_may_spin()) return false;
+  if (!waits_may_spin() || on_one_cpu()) return false;
   const auto now = std::chrono::steady_clock::now();
   const auto end = std::min(deadline, now + kSpinBeforeSleep);
   while (!ready()) {

@@ -273,9 +273,6 @@ void Controller::cast_vote(const std::vector<const Request*>& fresh, bool want_s
   votes_.set_flag(CacheVote::kNoUncached, no_uncached);
   votes_.set_flag(CacheVote::kNoShutdown, !want_shutdown);
   votes_.set_flag(CacheVote::kJoined, joined_);
-  // Nothing of this rank's to vote for, negotiate or run, in this set or in another.
-  idle_here_ = requests_.empty() && negotiating_.empty() && !joined_ && !want_shutdown &&
-               !busy_elsewhere_;
   votes_.set_flag(CacheVote::kNoSetWork, !busy_elsewhere_);
   const VoteFold reduce = offer_fold(want_shutdown, fold);
   channel_.vote(votes_.words(), votes_.and_words(), reduce);
@@ -285,7 +282,7 @@ void Controller::start_result(CycleResult& result) const {
   result.shutdown = !votes_.flag(CacheVote::kNoShutdown);
   result.negotiated = false;
   result.joined = joined_;
-  result.idle = idle_here_ && votes_.flag(CacheVote::kNoSetWork);
+  result.set_work = !votes_.flag(CacheVote::kNoSetWork);
   result.folded = nullptr;
   result.folded_data = nullptr;
 }

@@ -74,12 +74,10 @@ struct CycleResult {
   /// This rank had joined (hvd.join) during the cycle: responses may name tensors it never
   /// submitted, for which it contributes zeros.
   bool joined = false;
-  /// An idle vote: this rank had nothing to negotiate or run, and no rank had work in another
-  /// process set. Its only use is to show that the rank is alive, and core/runtime.cc spaces
-  /// such votes out. Other ranks' work in this set does not count: it can complete only when
-  /// this rank submits the same tensors, and an enqueue starts a vote at once. Work in another
-  /// set does: it runs after this set's vote in the same cycle, on ranks that wait for it.
-  bool idle = false;
+  /// Some rank had work in another process set. Those sets' cycles run after this set's vote,
+  /// on ranks that wait for it, so every rank then votes at the cycle time (core/runtime.cc
+  /// spaces the votes of ranks with nothing in flight out otherwise).
+  bool set_work = false;
   /// A tensor that rode on the vote (vote_fold.h), not in `responses`: its data reduced over
   /// all ranks (before postscale or averaging) is at folded_data. Both point into the
   /// controller (the response is usually its cached one), valid until the next cycle.
@@ -110,12 +108,12 @@ class Controller {
   size_t in_flight() const { return negotiating_.size() + waiting_.size(); }
   /// This rank called join() and the join has not completed.
   bool joined() const { return joined_; }
-  /// This rank has work in flight elsewhere (other process sets): no rank's vote here is idle,
-  /// so that the ranks that have nothing to do do not space their votes out while it waits in
-  /// this set's vote to reach the other set's cycle.
+  /// This rank has work in flight elsewhere (other process sets): every rank's result says so
+  /// (CycleResult::set_work), so that the ranks that have nothing to do do not space their votes
+  /// out while it waits in this set's vote to reach the other set's cycle.
   void set_busy_elsewhere(bool busy) { busy_elsewhere_ = busy; }
-  /// The latest cycle's vote was idle (CycleResult::idle).
-  bool last_vote_idle() const { return result_.idle; }
+  /// Some rank had work in another set at the latest cycle (CycleResult::set_work).
+  bool last_vote_set_work() const { return result_.set_work; }
 
  private:
   // A cycle's requests by what the cache said; kept across cycles for its memory. Hits stay
@@ -191,7 +189,6 @@ class Controller {
   FusionPlanner planner_;
   CycleResult result_;
   bool busy_elsewhere_ = false;
-  bool idle_here_ = false;  // this rank's part of CycleResult::idle, set by its vote
   // What result_.responses was planned from: reused while ready_ and the cache are unchanged
   // (only when every response came from the cache, whose slots do not move).
   std::vector<const Response*> planned_from_;

@@ -87,6 +87,12 @@ void CycleTurns::release_from_loop() {
   end_turn_locked(false);
 }
 
+void CycleTurns::hand_back_to_loop(Clock::time_point cycle_end) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (running_ || drivers_ > 0 || last_end_ != cycle_end) return;
+  caller_ran_last_.store(false, std::memory_order_release);
+}
+
 CycleTurns::Clock::time_point CycleTurns::last_cycle_end() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return last_end_;

@@ -54,6 +54,10 @@ class CycleTurns {
   /// most likely that caller's next, which its wait() cycles itself, so the enqueue leaves the
   /// loop asleep.
   bool caller_ran_last() const { return caller_ran_last_.load(std::memory_order_acquire); }
+  /// The loop found nothing queued a cycle time after a caller's cycle that ended at
+  /// `cycle_end`: enqueues wake the loop again (caller_ran_last() is false), unless a cycle
+  /// has run or is running since.
+  void hand_back_to_loop(Clock::time_point cycle_end);
 
   /// From now on only the loop runs cycles; returns once no caller's cycle is running. For
   /// CUDA tensors (see Runtime::enqueue_group).

@@ -6,15 +6,10 @@
 #include <string>
 
 #include "backends/host_memory.h"
-#include "common/spin_wait.h"
 #include "hvd/error.h"
 
 namespace hvd::core {
 namespace {
-
-// The longest wait between two periodic votes of a job with nothing in flight
-// (Runtime::vote_period()): how late an idle job sees a peer's death or a shutdown.
-constexpr std::chrono::microseconds kLongestIdleVotePeriod{100'000};
 
 // The global set: all ranks, with the channel and backend the bootstrap connected.
 std::unique_ptr<ProcessSet> make_global_set(const bootstrap::WorldInfo& world,
@@ -200,7 +195,7 @@ void Runtime::run_cycle() {
   }
   global_.controller.set_busy_elsewhere(busy_elsewhere);
   const bool stop = run_set_cycle(global_, global_fresh_, shutdown_requested_.load());
-  idle_votes_.store(global_.controller.last_vote_idle() ? idle_votes_.load() + 1 : 0);
+  quiet_votes_.store(global_.controller.last_vote_set_work() ? 0 : quiet_votes_.load() + 1);
   if (stop) {
     stopped_ = true;  // every rank saw the same vote: none runs the other sets' cycles now
     return;
@@ -317,83 +312,6 @@ void Runtime::remove_set(const std::vector<int64_t>& requested) {
   // New requests for it are refused from now on (the table above); those already queued fail.
   queue_.fail_set(id, Status::error(ErrorCode::kUsage, str_cat("process set ", id, " was removed")));
   sets_.erase_member_set(id);
-}
-
-bool Runtime::work_in_flight() const {
-  // Tensors this rank submitted that some other rank has not: that rank is about to submit
-  // them, and its enqueue wakes its own loop, so start the next cycle at once to meet it
-  // rather than sleep out a cycle.
-  // A joined rank (hvd.join) has nothing of its own in flight, but takes part in every
-  // allreduce of the others: idling here would add up to a cycle time to each of theirs.
-  if (global_.controller.joined()) return true;
-  for (const auto& [id, set] : sets_.member_sets()) {
-    if (set->controller.in_flight() > 0) return true;
-  }
-  return false;
-}
-
-// The periodic vote of a rank with nothing in flight only shows that it is alive (stall checks,
-// shutdown, a peer's death). After each idle vote (control::CycleResult::idle) the next one
-// waits twice as long, up to kLongestIdleVotePeriod: a rank in its forward pass or a data
-// loader's wait then costs its compute thread almost nothing. That holds while other ranks
-// wait for this one's tensors too: the rank that finished its backward pass first votes again
-// at once and waits inside that vote while the one behind computes undisturbed (at 1 ms per
-// vote its loop took its core ~10 times a step); an enqueue starts a vote at once.
-std::chrono::microseconds Runtime::vote_period() const {
-  const uint64_t doublings = std::min<uint64_t>(idle_votes_.load(std::memory_order_relaxed), 16);
-  return std::clamp(options_.cycle_time * (int64_t{1} << doublings), options_.cycle_time,
-                    std::max(options_.cycle_time, kLongestIdleVotePeriod));
-}
-
-// Cycles are collective (each one votes over the cache bits), so a rank that starts one early
-// only waits inside it for the others: ranks stay in lockstep whatever each one waits here,
-// and whichever thread of a rank runs its cycles.
-void Runtime::wait_for_turn() {
-  for (;;) {
-    // Callers that wait run the cycles (the periodic vote included) until they leave.
-    turns_->wait_while_callers_drive(options_.cycle_time);
-    // After the shutdown cycle there is nothing left to wait for.
-    if (stopped_) return;
-    // Counted from the end of the latest cycle, which the ranks leave together (it is
-    // collective), not from its start: a rank that entered late would otherwise wake early
-    // again every cycle and spin in the next vote until the others arrive.
-    // A lone rank has nobody to vote with and nothing that can stall: its loop sleeps until
-    // woken (its callers run their own cycles at submit).
-    const auto cycle_end = world_.size == 1 ? CycleTurns::Clock::now() + std::chrono::hours(1)
-                                            : turns_->last_cycle_end() + vote_period();
-    if (!turns_->caller_ran_last()) {
-      if (more_work_) return;
-      // Idle: wait for the next enqueue, but at most until the cycle ends, so that the
-      // periodic vote (stall checks, shutdown, other ranks' requests) keeps running. Tensors
-      // enqueued while a cycle runs are all taken by the next one, which is how tensors
-      // submitted together meet in one negotiation and fuse.
-      queue_.wait_for_fresh(cycle_end);
-      return;
-    }
-    // Requests queued since are most likely that caller's next, which its wait() cycles with
-    // no hand-off; any other is taken at the cycle time, as Horovod's loop always did. The
-    // periodic vote is due only once a cycle time has passed with no cycle, whoever runs them:
-    // a caller's cycle since the sleep began moves it on. A caller that leaves work in flight
-    // behind (more_work_) wakes the loop.
-    if (turns_->sleep_until(cycle_end)) return;
-    if (world_.size > 1 && CycleTurns::Clock::now() >= turns_->last_cycle_end() + vote_period()) {
-      return;
-    }
-  }
-}
-
-void Runtime::loop() {
-  // On one core this thread shares it with the rank's compute thread: sleep, never poll.
-  set_waits_may_spin(allowed_cpu_count() != 1);
-  while (!stopped_) {
-    wait_for_turn();
-    // A caller runs the next cycle, or ran one since the loop woke.
-    if (stopped_ || !turns_->try_take_for_loop(options_.cycle_time)) continue;
-    run_cycle_or_fail();
-    turns_->release_from_loop();
-  }
-  if (!failed_) queue_.fail_all(Status::error(ErrorCode::kUsage, "libhvd has been shut down"));
-  timeline_.close_at_end();
 }
 
 }  // namespace hvd::core

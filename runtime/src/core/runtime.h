@@ -125,11 +125,14 @@ class Runtime {
   bool completes_at_submit(Device device) const;
   // Removes the set named by a negotiated kRemoveProcessSet, failing what is queued for it.
   void remove_set(const std::vector<int64_t>& id);
-  // The loop between two cycles: returns at once, on an enqueue, or when the cycle time since
-  // the latest cycle (anyone's) has passed; sleeps while callers run the cycles (runtime.cc).
+  // The loop between two cycles (runtime_loop.cc): returns at once with work in flight, a
+  // cycle time after an enqueue, or when the periodic vote is due; sleeps while callers run the
+  // cycles.
   void wait_for_turn();
-  // How long after the latest cycle the loop's next periodic vote is due: the cycle time, longer
-  // while the votes were idle on every rank (runtime.cc).
+  // After an enqueue woke the idle loop: the rest of the cycle time, for the burst's others.
+  void gather_burst();
+  // How long after the latest cycle the loop's next periodic vote is due: the cycle time,
+  // longer while no rank had work in another process set.
   std::chrono::microseconds vote_period() const;
 
   bootstrap::WorldInfo world_;
@@ -152,7 +155,7 @@ class Runtime {
   std::atomic<bool> stopped_{false};
   std::atomic<bool> failed_{false};      // a cycle threw: the queue holds its error
   std::atomic<bool> more_work_{false};   // work_in_flight() after the latest cycle
-  std::atomic<uint64_t> idle_votes_{0};  // global votes idle on every rank, in a row
+  std::atomic<uint64_t> quiet_votes_{0};  // global votes without work in other sets, in a row
   // Shared with every handle, whose wait() runs cycles through it; closed before the runtime
   // goes, so that a handle that outlives it never calls in.
   std::shared_ptr<CycleTurns> turns_;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // spin_briefly and the per-thread "waits may spin" flag (common/spin_wait.h): a thread that
-// may not spin looks once and returns, so that it goes to sleep at once; others poll first.
+// may not spin, or that runs on one CPU, looks once and returns, so that it goes to sleep at
+// once; others poll first.
 #include <doctest/doctest.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <thread>
 
@@ -19,7 +22,32 @@ TEST_CASE("spin_briefly: a thread whose waits may not spin looks once, then give
   }).join();
 }
 
+namespace {
+
+// Confines the calling thread to `cpus` CPUs of those it may run on; false if it has fewer.
+bool confine_to(int cpus) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return false;
+  cpu_set_t chosen;
+  CPU_ZERO(&chosen);
+  int taken = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE && taken < cpus; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed)) {
+      CPU_SET(cpu, &chosen);
+      ++taken;
+    }
+  }
+  return taken == cpus && pthread_setaffinity_np(pthread_self(), sizeof(chosen), &chosen) == 0;
+}
+
+}  // namespace
+
 TEST_CASE("spin_briefly: other threads poll until ready; the flag is the thread's own") {
+  if (hvd::allowed_cpu_count() < 2) {
+    MESSAGE("this test process runs on one CPU, where no thread polls; skipped");
+    return;
+  }
   std::thread([] {
     hvd::set_waits_may_spin(false);
     std::thread([] {
@@ -33,4 +61,23 @@ TEST_CASE("spin_briefly: other threads poll until ready; the flag is the thread'
 
 TEST_CASE("allowed_cpu_count: this thread may run on at least one CPU") {
   CHECK(hvd::allowed_cpu_count() >= 1);
+}
+
+TEST_CASE("spin_briefly: a thread that runs on one CPU looks once, one on two polls") {
+  std::thread([] {
+    REQUIRE(confine_to(1));
+    CHECK(hvd::on_one_cpu());
+    CHECK(hvd::waits_may_spin());  // the flag is not what stops it
+    int looks = 0;
+    CHECK_FALSE(hvd::spin_briefly([&] { return ++looks > 1000; }));
+    CHECK(looks == 1);
+  }).join();
+  if (hvd::allowed_cpu_count() < 2) return;
+  std::thread([] {
+    REQUIRE(confine_to(2));
+    CHECK_FALSE(hvd::on_one_cpu());
+    int looks = 0;
+    CHECK(hvd::spin_briefly([&] { return ++looks >= 3; }));
+    CHECK(looks == 3);
+  }).join();
 }
