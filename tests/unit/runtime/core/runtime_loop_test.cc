@@ -118,3 +118,40 @@ TEST_CASE("loop: tensors submitted more than a cycle time apart are not held for
     CHECK(allreduces == 3);
   }
 }
+
+TEST_CASE("loop: a cycle time after a caller's cycle with nothing queued, enqueues wake the loop "
+          "again, without a vote") {
+  // The hooks of a training step's backward pass come after the optimizer's synchronize() ran
+  // the previous step's cycles on the caller's thread, and nobody waits for them until the
+  // next synchronize(): the loop must take them, so that they overlap the backward pass.
+  core::RuntimeOptions options;
+  options.cycle_time = std::chrono::milliseconds(10);
+  hvd::test::FakeChannelHub channel_hub(2), backend_hub(2);
+  hvd::test::spawn(2, [&](int rank) {
+    hvd::bootstrap::WorldInfo world;
+    world.rank = rank;
+    world.size = 2;
+    core::Runtime rt(world, std::make_unique<hvd::test::FakeChannel>(channel_hub, rank),
+                     std::make_unique<hvd::test::FakeBackend>(backend_hub, rank), options);
+    // Caller-run cycles, enough of them without other process sets that the periodic vote is
+    // 100 ms away (vote_period()).
+    for (int step = 0; step < 12; ++step) {
+      std::vector<float> x{1.0f};
+      BufferView b{x.data(), 1, DataType::kFloat32, {}};
+      REQUIRE(rt.enqueue(allreduce_of("caller." + std::to_string(step), 1), b, b)->wait().ok());
+      CHECK(x[0] == 2.0f);
+    }
+    REQUIRE(rt.turns().caller_ran_last());
+    const uint64_t loop_before = rt.turns().loop_cycles();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK_FALSE(rt.turns().caller_ran_last());
+    CHECK(rt.turns().loop_cycles() == loop_before);  // handed back without a vote
+    std::vector<float> y{static_cast<float>(rank)};
+    BufferView b{y.data(), 1, DataType::kFloat32, {}};
+    const auto h = rt.enqueue(allreduce_of("hook", 1), b, b);
+    while (!h->done()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK(h->wait().ok());
+    CHECK(y[0] == 1.0f);
+    CHECK(rt.turns().loop_cycles() > loop_before);
+  });
+}
