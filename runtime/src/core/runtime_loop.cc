@@ -51,11 +51,17 @@ void Runtime::wait_for_turn() {
     // After the shutdown cycle there is nothing left to wait for.
     if (stopped_) return;
     const auto last_end = turns_->last_cycle_end();
+    // A lone rank has nobody to vote with and nothing that can stall: its loop sleeps until
+    // woken (its callers run their own cycles at submit).
+    const auto lone_wait = CycleTurns::Clock::now() + std::chrono::hours(1);
     if (turns_->caller_ran_last()) {
       // Requests queued since are most likely that caller's next, which its wait() cycles with
       // no hand-off; any other is taken at the cycle time, as Horovod's loop always did. A
       // caller that leaves work in flight behind (more_work_) wakes the loop.
-      if (turns_->sleep_until(last_end + options_.cycle_time)) return;
+      if (turns_->sleep_until(world_.size == 1 ? lone_wait : last_end + options_.cycle_time)) {
+        return;
+      }
+      if (world_.size == 1) continue;
       // A caller's cycle since the sleep began moves the cycle time on.
       if (CycleTurns::Clock::now() < turns_->last_cycle_end() + options_.cycle_time) continue;
       if (queue_.has_fresh()) return;
@@ -68,10 +74,8 @@ void Runtime::wait_for_turn() {
     // Idle: wait for the next enqueue, but at most until the vote period ends (counted from
     // the end of the latest cycle, which the ranks leave together, not from its start: a rank
     // that entered late would otherwise wake early again every cycle and spin in the next vote
-    // until the others arrive). A lone rank has nobody to vote with and nothing that can stall:
-    // its loop sleeps until woken (its callers run their own cycles at submit).
-    const auto vote_due = world_.size == 1 ? CycleTurns::Clock::now() + std::chrono::hours(1)
-                                           : last_end + vote_period();
+    // until the others arrive).
+    const auto vote_due = world_.size == 1 ? lone_wait : last_end + vote_period();
     queue_.wait_for_fresh(vote_due);
     gather_burst();
     return;
