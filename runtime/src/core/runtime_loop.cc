@@ -50,6 +50,10 @@ void Runtime::wait_for_turn() {
     turns_->wait_while_callers_drive(options_.cycle_time);
     // After the shutdown cycle there is nothing left to wait for.
     if (stopped_) return;
+    // shutdown() wakes both the queue's wait and the turns' sleeps. One of them may already be
+    // used up by the time the loop gets here (a wait that returned for it, then found the turn
+    // taken): the request itself, not a wake-up, makes the stopping cycle run now.
+    if (shutdown_requested_) return;
     const auto last_end = turns_->last_cycle_end();
     // A lone rank has nobody to vote with and nothing that can stall: its loop sleeps until
     // woken (its callers run their own cycles at submit).
@@ -100,7 +104,11 @@ void Runtime::loop() {
   while (!stopped_) {
     wait_for_turn();
     // A caller runs the next cycle, or ran one since the loop woke.
-    if (stopped_ || !turns_->try_take_for_loop(options_.cycle_time)) continue;
+    // A caller's latest cycle leaves the next to that caller for a cycle time, but not the
+    // stopping one.
+    const auto leave_to_caller =
+        shutdown_requested_ ? std::chrono::microseconds(0) : options_.cycle_time;
+    if (stopped_ || !turns_->try_take_for_loop(leave_to_caller)) continue;
     run_cycle_or_fail();
     turns_->release_from_loop();
   }
