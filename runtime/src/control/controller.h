@@ -75,7 +75,7 @@ struct CycleResult {
   /// submitted, for which it contributes zeros.
   bool joined = false;
   /// Some rank had work in another process set. Those sets' cycles run after this set's vote,
-  /// on ranks that wait for it, so every rank then votes at the cycle time (core/runtime.cc
+  /// on ranks that wait for it, so every rank then votes at the cycle time (core/runtime_loop.cc
   /// spaces the votes of ranks with nothing in flight out otherwise).
   bool set_work = false;
   /// A tensor that rode on the vote (vote_fold.h), not in `responses`: its data reduced over

@@ -100,12 +100,11 @@ void Runtime::gather_burst() {
 
 void Runtime::loop() {
   // On one core this thread shares it with the rank's compute thread: sleep, never poll.
-  set_waits_may_spin(allowed_cpu_count() != 1);
+  set_waits_may_spin(!on_one_cpu());
   while (!stopped_) {
     wait_for_turn();
-    // A caller runs the next cycle, or ran one since the loop woke.
-    // A caller's latest cycle leaves the next to that caller for a cycle time, but not the
-    // stopping one.
+    // A caller runs the next cycle, or ran one since the loop woke. A caller's latest cycle
+    // leaves the next to that caller for a cycle time, but not the stopping one.
     const auto leave_to_caller =
         shutdown_requested_ ? std::chrono::microseconds(0) : options_.cycle_time;
     if (stopped_ || !turns_->try_take_for_loop(leave_to_caller)) continue;

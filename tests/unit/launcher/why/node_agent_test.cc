@@ -191,7 +191,6 @@ TEST_CASE("node agent: a stopped rank is answered for, a running one gets the wh
   const auto a1 = nlohmann::json::parse(client.get("why/rank/1", std::chrono::seconds(5)));
   CHECK(a1["python_stack"] == "dumped");
   CHECK_FALSE(a1.contains("condition"));
-
 }
 
 TEST_CASE("node agent: no rank of the run on this node is no work, and needs no store") {
