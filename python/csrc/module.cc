@@ -107,6 +107,7 @@ void def_setup(py::module_& m) {
   // What this libhvd was compiled with (hvd/build_config.h).
   m.attr("MPI_BUILT") = HVD_HAVE_MPI != 0;
   m.attr("NCCL_BUILT") = HVD_HAVE_GPU_BACKEND != 0;
+  m.attr("NCCL_VERSION") = HVD_HAVE_GPU_BACKEND != 0 ? HVD_NCCL_VERSION : "";
   m.attr("CUDA_BUILT") = HVD_HAVE_GPU_BACKEND != 0;
   m.attr("VERSION") = HVD_VERSION;
 }

@@ -70,12 +70,17 @@ def check_queries(r, n):
     check(hvd.cross_size() == int(env['HOROVOD_CROSS_SIZE']), 'cross_size()')
     # One host, or the Slurm test's 2 nodes x 2 tasks: the same number of ranks everywhere.
     check(hvd.is_homogeneous() is True, 'is_homogeneous')
-    for f in (hvd.mpi_built, hvd.nccl_built, hvd.cuda_built, hvd.gloo_built, hvd.rocm_built,
+    for f in (hvd.mpi_built, hvd.cuda_built, hvd.gloo_built, hvd.rocm_built,
               hvd.ddl_built, hvd.ccl_built, hvd.mpi_enabled, hvd.gloo_enabled):
         check(isinstance(f(), bool), '%s() returns a bool' % f.__name__)
     check(not hvd.gloo_built() and not hvd.rocm_built() and not hvd.ddl_built()
           and not hvd.ccl_built(), 'gloo/rocm/ddl/ccl are never built')
-    check(hvd.nccl_built() == hvd.cuda_built(), 'NCCL and CUDA come together in libhvd')
+    # Horovod's nccl_built() is NCCL_VERSION_CODE or 0: scripts skip NCCL paths with
+    # `nccl_built() < 2700`, so True (1) would read as an NCCL too old for alltoall.
+    nccl = hvd.nccl_built()
+    check(type(nccl) is int and (nccl >= 2700) == hvd.cuda_built() and (nccl == 0) != (nccl >= 2700),
+          'nccl_built() %r: a version code when built with CUDA (%s), else 0'
+          % (nccl, hvd.cuda_built()))
     if not hvd.mpi_enabled():
         raises(ValueError, hvd.mpi_threads_supported, 'mpi_threads_supported without MPI')
     check([hvd.Average, hvd.Sum, hvd.Adasum, hvd.Min, hvd.Max, hvd.Product] == [0, 1, 2, 3, 4, 5],
@@ -210,8 +215,12 @@ def check_alltoall(r, n):
         out, received = hvd.alltoall(mine, splits=[2] * n)
         same(out, want, 'alltoall with equal splits %s' % dtype)
         same(received, torch.full((n,), 2, dtype=torch.int32), 'alltoall received splits')
-        out, received = hvd.synchronize(hvd.alltoall_async(mine, splits=torch.tensor([2] * n)))
+        out, received = hvd.synchronize(hvd.alltoall_async(
+            mine, splits=torch.tensor([2] * n, dtype=torch.int32)))
         same(out, want, 'alltoall_async %s' % dtype)
+        # An empty splits tensor means no splits, as in Horovod.
+        out, _ = hvd.alltoall(mine, splits=torch.zeros(0, dtype=torch.int32))
+        same(out, want, 'alltoall with empty splits %s' % dtype)
     empty = torch.zeros(0, 3)
     same(hvd.alltoall(empty), empty, 'alltoall of no rows')
     # Uneven splits: rank j sends (j + k) % 3 rows to rank k (none at times), each row saying
@@ -228,12 +237,27 @@ def check_alltoall(r, n):
         same(received, torch.tensor([(j + r) % 3 for j in range(n)], dtype=torch.int32),
              'alltoall received splits (uneven)')
     out, received = hvd.synchronize(hvd.alltoall_async(
-        torch.arange(float(r + 1)), splits=torch.tensor([r + 1] + [0] * (n - 1))))
+        torch.arange(float(r + 1)), splits=torch.tensor([r + 1] + [0] * (n - 1), dtype=torch.int32)))
     want = torch.cat([torch.arange(float(j + 1)) for j in range(n)]) if r == 0 else torch.zeros(0)
     same(out, want, 'alltoall_async: every row to rank 0, splits as a tensor')
-    raises(hvd.HorovodInternalError,
-           lambda: hvd.alltoall(torch.zeros(3), splits=[4] + [0] * (n - 1), name='bad.splits'),
-           'alltoall splits that do not add up to the rows')
+    # Without splits each rank cuts its own rows in n blocks: rank j has (j + 1) * n rows.
+    mine = torch.arange(float((r + 1) * n)) + 100 * r
+    want = torch.cat([(torch.arange(float((j + 1) * n)) + 100 * j)[(j + 1) * r:(j + 1) * (r + 1)]
+                      for j in range(n)])
+    same(hvd.alltoall(mine), want, 'alltoall without splits, ranks with different rows')
+    # Splits that add up to fewer rows than the tensor has: the rest stay (Horovod too).
+    out, received = hvd.alltoall(torch.arange(float(n + 2)) + 100 * r, splits=[1] * n)
+    same(out, torch.tensor([100.0 * j + r for j in range(n)]), 'alltoall of the first rows only')
+    # Horovod's checks at enqueue: ValueError on the calling rank (here every rank calls alike).
+    bad = [([4] + [0] * (n - 1), 'splits adding up to more rows than the tensor has'),
+           (torch.tensor([1] * n), 'splits of int64 (Horovod takes int32 only)'),
+           (torch.ones((1, n), dtype=torch.int32), 'splits of two dimensions'),
+           ([1] * (n + 1), 'one split more than ranks')]
+    for splits, what in bad:
+        raises(ValueError, lambda: hvd.alltoall(torch.zeros(3), splits=splits), 'alltoall: ' + what)
+    if n > 1:
+        raises(ValueError, lambda: hvd.alltoall(torch.zeros(n + 1)),
+               'alltoall without splits of rows that are no multiple of the ranks')
 
 
 def check_reducescatter(r, n):

@@ -8,7 +8,8 @@
 - broadcast_optimizer_state with parameters that have no gradient or no state (a frozen layer,
   an unused one, SGD's None momentum buffer): every rank ends with rank 0's state and options;
   parameters without state are skipped. A new optimizer first gets Horovod's initial state (one
-  local step on zero gradients).
+  local step on zero gradients), with the wrapped optimizer's step, also when only rank 0 has
+  state (resuming from its checkpoint).
 - Horovod's hook rule: a DistributedOptimizer hooks the gradients only on ranks in its process
   set, and in a one-rank job only when HOROVOD_ELASTIC=1. A rank outside the set steps on its
   own gradient; the set's ranks on their average (against plain torch from every rank's batch).
@@ -160,6 +161,31 @@ def check_new_optimizer(r, n):
         check(net.frozen.weight not in opt.state, '%s: no state for the frozen layer' % what)
 
 
+def check_state_on_root_only(r, n):
+    """Horovod's resume: rank 0 loads a checkpoint into its DistributedOptimizer, the others
+    start new ones; broadcast_optimizer_state gives the new ones their initial state with the
+    wrapped optimizer's own step (a DistributedOptimizer step there would wait in an allreduce
+    that rank 0 never joins), then rank 0's."""
+    torch.manual_seed(3)
+    net = torch.nn.Linear(4, 3)
+    opt = hvd.DistributedOptimizer(torch.optim.Adam(net.parameters(), lr=0.01),
+                                   named_parameters=net.named_parameters())
+    if r == 0:  # a checkpoint's state: three plain steps of a copy (net's hooks would allreduce)
+        copy = torch.nn.Linear(4, 3)
+        copy.load_state_dict(net.state_dict())
+        local = torch.optim.Adam(copy.parameters(), lr=0.01)
+        for _ in range(3):
+            local.zero_grad()
+            copy(torch.ones(2, 4)).sum().backward()
+            local.step()
+        opt.load_state_dict(local.state_dict())
+    hvd.broadcast_optimizer_state(opt, root_rank=0)
+    state, _ = same_as_rank0(opt, 'state on rank 0 only')
+    check(all(v['step'] == 3.0 for v in state.values()) and len(state) == 2,
+          'state on rank 0 only: every rank has the checkpoint\'s 3 steps, for the 2 trained '
+          'parameters: %s' % {i: v['step'] for i, v in state.items()})
+
+
 def batch_of(k):
     return torch.randn(2, 3, generator=torch.Generator().manual_seed(200 + k))
 
@@ -232,7 +258,7 @@ def main():
     hvd.init()
     r, n = hvd.rank(), hvd.size()
     for part in (check_sparse_adam, check_broadcast_state, check_new_optimizer,
-                 check_set_membership, check_elastic_hooks):
+                 check_state_on_root_only, check_set_membership, check_elastic_hooks):
         part(r, n)
     hvd.shutdown()
     return report('torch_optimizer_wrapping', r, n)

@@ -12,7 +12,7 @@ gradient of rank k is made from (seed, case, k) too; the reference is
 torch.autograd.grad(sum_k <upstream_k, out_k>, my input) over the same global computation,
 times Horovod's convention for the collective (HorovodAllgather/HorovodBroadcast average the
 gradient over the set, 1/size; HorovodReducescatter multiplies it by size; allreduce with Min,
-Max or Product returns the same allreduce of the upstream gradients). Then Horovod's errors.
+Max or Product returns the same allreduce of the upstream gradients). Then Horovod's errors. Scale factors and averages are checked to the bit too (exact_scaling.py).
 
 Prints `torch_reference: rank R of N on HOST checks C failures F`; exits 1 on a failure.
 """
@@ -24,6 +24,7 @@ import torch
 import hvdrun.torch as hvd
 from tally import check, raises, report
 from adasum_reference import adasum
+from exact_scaling import exact_scaling_cases
 
 INTS = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
 FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
@@ -315,14 +316,13 @@ def error_cases(r, n):
                         ('reducescatter', lambda nm: hvd.reducescatter_async(t, name=nm)),
                         ('grouped_allreduce',
                          lambda nm: hvd.grouped_allreduce_async([t], name=nm))]:
-        # A lone rank's collective is done when its submit returns (libhvd runs it on the
-        # caller's thread), so nothing is in flight to collide with. From 2 ranks, the others
-        # submit only after rank 0's second try (the broadcast 'go.' orders it), so rank 0's
-        # first one is still in flight then.
+        # A lone rank's collective waits for its first poll or synchronize, as Horovod's are
+        # asynchronous. From 2 ranks, the others submit only after rank 0's second try (the
+        # broadcast 'go.' orders it), so rank 0's first one is still in flight then.
         if r == 0:
             handle = start('dup.' + what)
+            raises(ValueError, lambda: start('dup.' + what), '%s: a name in flight' % what)
             if n > 1:
-                raises(ValueError, lambda: start('dup.' + what), '%s: a name in flight' % what)
                 hvd.broadcast(torch.zeros(1), 0, name='go.' + what)
         else:
             hvd.broadcast(torch.zeros(1), 0, name='go.' + what)
@@ -363,6 +363,7 @@ def main():
             reducescatter_cases(pos, members, ps, grouped)
         broadcast_cases(pos, members, ps)
         alltoall_cases(pos, members, ps)
+        exact_scaling_cases(pos, members, ps)
     hvd.barrier()
     error_cases(r, n)
     hvd.barrier()

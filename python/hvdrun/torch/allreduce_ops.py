@@ -7,7 +7,7 @@ import torch
 
 from . import _hvd_torch as _lib
 from . import adasum, handles, wire
-from .basics import Adasum, lib_op, op_from
+from .basics import Adasum, lib_op, lib_op_posts, op_from
 from .compression import Compression
 from .handles import synchronize
 from .process_sets import global_process_set, process_set_id, set_size
@@ -38,6 +38,8 @@ def _start(kind, tensors, in_place, name, op, prescale_factor, postscale_factor,
     grouped = kind != 'allreduce'
     if grouped and pre != 1.0:  # libhvd's grouped call has no scale factors: scale copies
         srcs = [wire.scale_(s.clone(), pre) for s in srcs]
+    if grouped and op != Adasum:
+        lop, post = lib_op_posts(op, post, set_size(process_set))
     dsts = [s if in_place else torch.empty_like(s) for s in srcs]
     for s in srcs:
         wire.ready(s)

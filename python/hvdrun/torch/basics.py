@@ -37,6 +37,16 @@ def lib_op(op):
     return _LIB_OPS[op]
 
 
+def lib_op_posts(op, postscale, size):
+    """libhvd's op and the postscale for a reduction whose postscale hvdrun.torch applies itself
+    (libhvd's grouped allreduce and reducescatter take none): Horovod averages through the
+    postscale, one multiplication of the sum by postscale / size, so an Average with a
+    postscale goes to libhvd as a Sum and rounds once."""
+    if op == Average and postscale != 1.0:
+        return lib_op(Sum), postscale / size
+    return lib_op(op), postscale
+
+
 def op_from(op, average):
     """Horovod's handling of the deprecated `average` argument: op wins, else average picks
     Average or Sum, else Average."""
@@ -110,7 +120,16 @@ def gloo_enabled():
 
 
 def nccl_built():
-    return bool(_lib.NCCL_BUILT)
+    """As Horovod: NCCL's version code (NCCL_VERSION_CODE, 22805 for 2.28.5) when libhvd was
+    built with NCCL, else 0. Scripts compare it with a version (`nccl_built() >= 2700`)."""
+    if not _lib.NCCL_BUILT:
+        return 0
+    try:
+        major, minor, patch = (int(part) for part in _lib.NCCL_VERSION.split('.'))
+    except ValueError:
+        return 1  # built with NCCL of a version its header did not tell
+    # NCCL_VERSION(X,Y,Z) in nccl.h: X*10000 + Y*100 + Z from 2.9 on, X*1000 + Y*100 + Z before.
+    return major * (10000 if (major, minor) >= (2, 9) else 1000) + minor * 100 + patch
 
 
 def cuda_built():

@@ -3,6 +3,7 @@
 Python objects broadcast from one rank, and objects gathered from all."""
 
 import collections
+import inspect
 import io
 import pickle
 
@@ -94,10 +95,12 @@ def _initialize_state(optimizer):
                 p.grad = p.data.new(p.size()).zero_()
                 if isinstance(optimizer, torch.optim.SparseAdam):
                     p.grad = p.grad.to_sparse()
-    if vars(type(optimizer)).get('step') in (_DistributedOptimizer.step,
-                                             _DistributedAdasumOptimizer.step):
+    # torch.optim.Optimizer.__init__ wraps its class's step() for the profiler (functools.wraps),
+    # so the class's own step is compared unwrapped.
+    own_step = inspect.unwrap(vars(type(optimizer)).get('step'))
+    if own_step in (_DistributedOptimizer.step, _DistributedAdasumOptimizer.step):
         # The wrapped optimizer's step: DistributedOptimizer.step() would allreduce, and a
-        # rank calling this alone would wait for the others.
+        # rank calling this alone (its optimizer new, root's loaded) would wait for the others.
         super(type(optimizer), optimizer).step()
     else:
         optimizer.step()

@@ -144,34 +144,60 @@ def broadcast(tensor, root_rank, name=None, process_set=global_process_set):
 
 # ---- alltoall --------------------------------------------------------------------------------
 
+def _alltoall_counts(tensor, splits, n):
+    """The rows this rank sends to each of the n ranks, after Horovod's checks at enqueue
+    (EnqueueTensorAlltoall): each fails here, on this rank, as Horovod's ValueError. splits may
+    add up to fewer rows than the tensor has: the rest are not sent, as in Horovod."""
+    rows = tensor.shape[0]
+    if splits is not None and not isinstance(splits, torch.Tensor):
+        splits = torch.tensor(splits, dtype=torch.int32)
+    if splits is not None:
+        if splits.dim() > 1:
+            raise ValueError('alltoall expects a 1D splits tensor')
+        if splits.dtype != torch.int32:
+            raise ValueError('alltoall expects splits to contain 32-bit integer elements.')
+    if splits is None or splits.numel() == 0:
+        if rows % n:
+            raise ValueError('splits not provided, but first dimension of tensor is not an even '
+                             'multiple of the number of workers.')
+        return [rows // n] * n
+    counts = splits.tolist()
+    if len(counts) != n:
+        raise ValueError('Number of entries in splits does not equal number of workers.')
+    if sum(counts) > rows:
+        raise ValueError('Sum of splits entries is greater than the first dimension of tensor.')
+    if min(counts) < 0:
+        raise ValueError('hvdrun.torch: alltoall splits must not be negative: %s' % counts)
+    return counts
+
+
 def alltoall_async(tensor, splits=None, name=None, process_set=global_process_set):
-    """Starts an alltoall; synchronize() gives (output, received_splits). Without splits the
-    first dimension is split in equal blocks (it must be a multiple of the ranks, and every
-    rank passes the same shape); with splits, splits[r] rows go to rank r, uneven or not."""
+    """Starts an alltoall; synchronize() gives (output, received_splits). splits[r] rows go to
+    rank r; without splits, each rank's rows in n equal blocks (ranks may have different
+    numbers of rows). A CUDA tensor without splits moves on the device and needs the same shape
+    on every rank."""
     ps = process_set_id(process_set)
     if tensor.dim() == 0:
         raise ValueError('hvdrun.torch: alltoall needs a tensor of at least one dimension')
-    # The counts are checked in negotiation (one per rank, >= 0, adding up to the rows), so
-    # that a wrong list fails the operation on every rank instead of leaving the others waiting.
-    counts = None if splits is None else [
-        int(s) for s in (splits.tolist() if isinstance(splits, torch.Tensor) else splits)]
+    n = set_size(process_set)
+    counts = _alltoall_counts(tensor, splits, n)
     src = wire.for_moving(tensor)
     name = handles.op_name(name, 'alltoall', ps)
     keys = handles.claim('alltoall', ps, [name])
     wire.ready(src)
-    if counts is None:
+    if splits is None and tensor.is_cuda:
         dst = torch.empty_like(src)
-        n = set_size(process_set)
         received = torch.full((n,), tensor.shape[0] // n, dtype=torch.int32)
         return handles.submit(lambda: _lib.alltoall_async(name, src, dst, ps), (tensor, src, dst),
                               lambda _: (wire.back(dst, tensor.dtype), received), keys)
+    sent = src.narrow(0, 0, sum(counts))  # rows past the splits' sum stay here
 
     def finish(pending):
         lib_id = pending.ids[0]
         received = torch.tensor(_lib.received_splits(lib_id), dtype=torch.int32)
         return handles.gathered(tensor, lib_id, src.dtype), received
 
-    return handles.submit(lambda: _lib.alltoallv_async(name, src, counts, ps), (tensor, src),
+    return handles.submit(lambda: _lib.alltoallv_async(name, sent, counts, ps), (tensor, src),
                           finish, keys)
 
 
@@ -181,6 +207,7 @@ class _AlltoallFunction(torch.autograd.Function):
         output, received = synchronize(alltoall_async(tensor, splits, name, process_set))
         ctx.received = received
         ctx.process_set = process_set
+        ctx.rows = tensor.shape[0]
         if splits is None:
             return output
         ctx.mark_non_differentiable(received)
@@ -190,6 +217,8 @@ class _AlltoallFunction(torch.autograd.Function):
     def backward(ctx, grad_output, *unused):
         grad, _ = synchronize(alltoall_async(grad_output.contiguous(), splits=ctx.received,
                                              process_set=ctx.process_set))
+        if grad.shape[0] < ctx.rows:  # rows past the splits' sum were not sent: no gradient
+            grad = torch.cat([grad, grad.new_zeros((ctx.rows - grad.shape[0],) + grad.shape[1:])])
         return grad, None, None, None
 
 

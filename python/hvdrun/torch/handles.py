@@ -19,11 +19,25 @@ DUPLICATE_NAME = ('Requested to allreduce, allgather, or broadcast a tensor with
 
 class _Pending:
     """One handle given to the caller: libhvd's operations behind it, the tensors they read or
-    write (kept alive until synchronize), and how to make the result once they are done."""
-    __slots__ = ('ids', 'keep', 'finish', 'keys')
+    write (kept alive until synchronize), and how to make the result once they are done.
+    `start`: a lone rank's enqueue, not yet run (see submit)."""
+    __slots__ = ('ids', 'keep', 'finish', 'keys', 'start')
 
-    def __init__(self, ids, keep, finish, keys):
+    def __init__(self, ids, keep, finish, keys, start=None):
         self.ids, self.keep, self.finish, self.keys = ids, keep, finish, keys
+        self.start = start
+
+
+def _as_list(ids):
+    return ids if isinstance(ids, list) else [ids]
+
+
+def _started(pending):
+    """libhvd's operation ids, after running a lone rank's deferred enqueue."""
+    if pending.start is not None:
+        start, pending.start = pending.start, None
+        pending.ids = _as_list(start())
+    return pending.ids
 
 
 _pending = {}
@@ -55,7 +69,8 @@ def op_name(name, kind, ps=0):
 
 def _busy(handle):
     pending = _pending.get(handle)
-    return pending is not None and not all(_lib.poll(i) for i in pending.ids)
+    return pending is not None and (pending.start is not None or
+                                    not all(_lib.poll(i) for i in pending.ids))
 
 
 def claim(kind, ps, names):
@@ -77,11 +92,19 @@ def require_init():
 
 def submit(enqueue, keep, finish, keys=()):
     """Runs `enqueue` (returns libhvd handle ids) and registers the result under a new handle;
-    `keys` (from claim()) are in flight until it is done."""
+    `keys` (from claim()) are in flight until it is done.
+
+    A lone rank's libhvd does a collective inside its enqueue: there is nobody to wait for.
+    Horovod's are asynchronous at every size: its background thread runs them after the
+    submit returns, and a poll() at once says False. So a lone rank's enqueue runs at the
+    handle's first poll() or its synchronize(), on the caller's thread as before, and costs
+    no thread wake-up."""
     require_init()
-    ids = enqueue()
     handle = next(_handles)
-    _pending[handle] = _Pending(ids if isinstance(ids, list) else [ids], keep, finish, keys)
+    if _lib.size() == 1:
+        _pending[handle] = _Pending([], keep, finish, keys, start=enqueue)
+    else:
+        _pending[handle] = _Pending(_as_list(enqueue()), keep, finish, keys)
     for k in keys:
         _in_flight[k] = handle
     return handle
@@ -93,10 +116,15 @@ def submit_local(result_fn, keep=(), keys=()):
 
 
 def poll(handle):
-    """True once the operation behind `handle` is done; synchronize() then does not block."""
+    """True once the operation behind `handle` is done; synchronize() then does not block.
+    A lone rank's first poll runs the deferred operation and says False: it was not done when
+    asked (see submit)."""
     pending = _pending.get(handle)
     if pending is None:
         raise ValueError('hvdrun.torch: unknown handle %r' % (handle,))
+    if pending.start is not None:
+        _started(pending)
+        return False
     return all(_lib.poll(i) for i in pending.ids)
 
 
@@ -109,7 +137,7 @@ def synchronize(handle):
         if _in_flight.get(k) == handle:
             del _in_flight[k]
     error = None
-    for i in pending.ids:
+    for i in _started(pending):
         try:
             _lib.wait(i)
         except RuntimeError as e:  # wait for the rest of a group before reporting

@@ -9,7 +9,7 @@ import torch
 
 from . import _hvd_torch as _lib
 from . import handles, wire
-from .basics import Average, Sum, lib_op
+from .basics import Average, Sum, lib_op_posts
 from .compression import Compression
 from .gather_ops import allgather, grouped_allgather
 from .handles import synchronize
@@ -26,7 +26,7 @@ def _start(kind, tensors, name, op, process_set, prescale_factor, postscale_fact
     blocks. Every check comes before anything is enqueued and depends only on what every rank
     passes alike (dtype, dimensions, op), so a bad input fails on every rank the same way."""
     ps = process_set_id(process_set)
-    lop = lib_op(op)
+    lop, post = lib_op_posts(op, float(postscale_factor), set_size(process_set))
     for t in tensors:
         if t.dim() == 0:
             raise ValueError('hvdrun.torch: reducescatter needs tensors of at least one '
@@ -35,7 +35,7 @@ def _start(kind, tensors, name, op, process_set, prescale_factor, postscale_fact
     base = handles.op_name(name, kind, ps)
     names = [base] if kind == 'reducescatter' else ['%s.%d' % (base, i) for i in range(len(srcs))]
     keys = handles.claim(kind, ps, names)
-    pre, post = float(prescale_factor), float(postscale_factor)
+    pre = float(prescale_factor)
     if pre != 1.0:  # libhvd's reducescatter has no scale factors: scale copies
         srcs = [wire.scale_(s.clone(), pre) for s in srcs]
     n, r = set_size(process_set), set_rank(process_set)

@@ -22,7 +22,8 @@ enum class DataType : uint8_t {
   kInt16
 };
 
-/// kAverage is kSum followed by a division by the number of ranks (Horovod's semantics).
+/// kAverage is kSum, then one scaling by postscale / the number of ranks, integers too (in double,
+/// truncated toward zero): Horovod's semantics.
 /// kAdasum: Horovod's Adasum (backends/adasum/vhdd.h), host float16/32/64, power-of-two sizes.
 enum class ReduceOp : uint8_t { kSum, kAverage, kMin, kMax, kProduct, kAdasum };
 

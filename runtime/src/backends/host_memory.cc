@@ -17,10 +17,6 @@ void HostMemory::scale(BufferView buf, double factor) {
   hvd::scale(buf.data, buf.count, buf.dtype, factor);
 }
 
-void HostMemory::divide(BufferView buf, size_t divisor) {
-  hvd::divide(buf.data, buf.count, buf.dtype, divisor);
-}
-
 void HostMemory::to_host(void* dst, const void* src, size_t bytes) {
   if (bytes > 0) std::memcpy(dst, src, bytes);
 }

@@ -29,8 +29,6 @@ class MemoryOps {
   virtual void copy(const std::vector<CopySegment>& segments) = 0;
   /// buf *= factor, with reduce_kernels.h's scale() semantics for every dtype.
   virtual void scale(BufferView buf, double factor) = 0;
-  /// The averaging step: reduce_kernels.h's divide() semantics (exact for integers).
-  virtual void divide(BufferView buf, size_t divisor) = 0;
   /// Copies `bytes` from this memory to host memory `dst`.
   virtual void to_host(void* dst, const void* src, size_t bytes) = 0;
   /// At least `bytes` of the persistent buffer `slot` (contents not kept when it grows).

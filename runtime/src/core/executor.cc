@@ -14,11 +14,6 @@ namespace {
 using backends::BufferSlot;
 using backends::Lane;
 
-bool is_integer(DataType t) {
-  return t == DataType::kUInt8 || t == DataType::kInt8 || t == DataType::kInt16 ||
-         t == DataType::kInt32 || t == DataType::kInt64;
-}
-
 size_t row_elements(const control::Request& r) {
   size_t n = 1;
   for (size_t d = 1; d < r.shape.size(); ++d) n *= static_cast<size_t>(r.shape[d]);
@@ -71,16 +66,11 @@ void Executor::scale_before(Lane& lane, const control::Response& r, BufferView b
   if (r.prescale != 1.0) lane.memory->scale(buf, r.prescale);
 }
 
+// Horovod averages through the postscale: one multiplication of the sum by postscale / size,
+// for integers too (in double, truncated), so an average with a postscale rounds once.
 void Executor::scale_after(Lane& lane, const control::Response& r, BufferView buf) {
-  if (r.op == ReduceOp::kAverage) {
-    if (is_integer(buf.dtype)) {
-      lane.memory->divide(buf, static_cast<size_t>(size_));
-    } else {
-      lane.memory->scale(buf, r.postscale / size_);
-      return;
-    }
-  }
-  if (r.postscale != 1.0) lane.memory->scale(buf, r.postscale);
+  const double factor = r.op == ReduceOp::kAverage ? r.postscale / size_ : r.postscale;
+  if (factor != 1.0) lane.memory->scale(buf, factor);
 }
 
 void Executor::allreduce(Lane& lane, const control::Response& r,

@@ -20,6 +20,7 @@ def test_unnamed_operations_count_per_process_set(fake, kind):
 
 
 def test_a_name_in_flight_is_refused_until_it_is_done(fake):
+    fake.reset(size=2)
     with pytest.raises(ValueError):
         handles.claim('allreduce', 0, ['x', 'x'])
     keys = handles.claim('allreduce', 0, ['x'])
@@ -37,6 +38,7 @@ def test_a_name_in_flight_is_refused_until_it_is_done(fake):
 @pytest.mark.parametrize('failing', [[], [11], [12], [10, 12]])
 def test_synchronize_waits_for_all_releases_all_then_reports(fake, failing):
     ids = [10, 11, 12]
+    fake.reset(size=2)
     for i in failing:
         fake.wait_errors[i] = RuntimeError('backend: operation %d failed' % i)
     handle = handles.submit(lambda: list(ids), None, lambda pending: list(pending.ids))
@@ -50,6 +52,24 @@ def test_synchronize_waits_for_all_releases_all_then_reports(fake, failing):
     assert handles.synchronize(handle) is None  # Horovod: an unknown handle gives None
     with pytest.raises(ValueError):
         handles.poll(handle)
+
+
+def test_a_lone_rank_enqueues_at_the_first_poll_or_synchronize(fake):
+    """Horovod's collectives are asynchronous at size 1 too (poll() at once says False); a lone
+    rank's libhvd would finish one inside its enqueue, so the enqueue waits for the handle's
+    first poll() or synchronize()."""
+    started = []
+    keys = handles.claim('allreduce', 0, ['x'])
+    polled = handles.submit(lambda: started.append('polled') or 7, None, lambda p: p.ids, keys)
+    waited = handles.submit(lambda: started.append('waited') or [8, 9], None, lambda p: p.ids)
+    assert started == []
+    with pytest.raises(ValueError, match='same name'):  # not started is still in flight
+        handles.claim('allreduce', 0, ['x'])
+    assert handles.poll(polled) is False and started == ['polled']
+    assert handles.poll(polled) is True and started == ['polled']
+    assert handles.synchronize(waited) == [8, 9] and started == ['polled', 'waited']
+    assert handles.synchronize(polled) == [7]
+    assert fake.waited == [8, 9, 7] and fake.released == [8, 9, 7]
 
 
 def test_local_results_need_no_libhvd(fake):

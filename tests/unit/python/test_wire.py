@@ -60,3 +60,22 @@ def test_scale_in_place(dtype, factor):
         assert torch.allclose(tensor.double(), expected.double(), rtol=tolerance, atol=0)
     else:
         assert tensor.tolist() == [math.trunc(v * factor) for v in before]
+
+
+@pytest.mark.parametrize('dtype', [torch.float16, torch.bfloat16], ids=str)
+def test_16_bit_floats_scale_in_float32_as_libhvd_and_horovod(dtype):
+    # torch's own half.mul_(python float) rounds the factor to the dtype first; libhvd's and
+    # Horovod's CPU scaling multiply in float32 by the float32 factor and round once.
+    values = torch.arange(-300, 301, dtype=torch.float64).to(dtype)
+    factor = 0.4173
+    expected = (values.float() * torch.tensor(factor, dtype=torch.float32)).to(dtype)
+    assert torch.equal(wire.scale_(values.clone(), factor), expected)
+
+
+@pytest.mark.parametrize('dtype', [torch.int8, torch.uint8, torch.int32, torch.int64], ids=str)
+def test_integers_saturate_at_their_range_as_libhvd(dtype):
+    info = torch.iinfo(dtype)
+    tensor = torch.tensor([info.min, info.max], dtype=dtype)
+    assert wire.scale_(tensor.clone(), 4.0).tolist() == [info.min, info.max]
+    if info.min < 0:
+        assert wire.scale_(tensor.clone(), -4.0).tolist() == [info.max, info.min]

@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <type_traits>
 
 #include "backends/cuda/cuda_error.h"
 
@@ -90,27 +89,11 @@ __global__ void scale_integer_kernel(T* data, size_t n, double factor, T min_val
   }
 }
 
-// W is int64_t or uint64_t, so that a divisor wider than T stays exact (as on the host).
-template <typename T, typename W>
-__global__ void divide_integer_kernel(T* data, size_t n, W divisor) {
-  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n;
-       i += size_t{gridDim.x} * blockDim.x) {
-    data[i] = static_cast<T>(static_cast<W>(data[i]) / divisor);
-  }
-}
-
 template <typename T>
 void scale_integer(void* data, size_t n, double factor, cudaStream_t stream) {
   scale_integer_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(static_cast<T*>(data), n, factor,
                                                                   std::numeric_limits<T>::min(),
                                                                   std::numeric_limits<T>::max());
-}
-
-template <typename T>
-void divide_integer(void* data, size_t n, size_t divisor, cudaStream_t stream) {
-  using W = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
-  divide_integer_kernel<T, W>
-      <<<blocks_for(n), kThreads, 0, stream>>>(static_cast<T*>(data), n, static_cast<W>(divisor));
 }
 
 }  // namespace
@@ -141,10 +124,14 @@ void launch_scale(void* data, size_t count, DataType dtype, double factor, cudaS
     case DataType::kInt64:
       scale_integer<int64_t>(data, count, factor, stream);
       break;
-    case DataType::kFloat16:
+    case DataType::kFloat16: {
+      // As Horovod's GPU scaling (__hmul by __float2half(factor)): the factor rounded to half.
+      // The product of two halves is exact in float, so one rounding gives __hmul's result.
+      const float half_factor = __half2float(__float2half_rn(static_cast<float>(factor)));
       scale_half_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<__half*>(data), count,
-                                                         static_cast<float>(factor));
+                                                         half_factor);
       break;
+    }
     case DataType::kBFloat16:
       scale_bfloat16_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(data),
                                                              count, static_cast<float>(factor));
@@ -157,31 +144,6 @@ void launch_scale(void* data, size_t count, DataType dtype, double factor, cudaS
       scale_floating_kernel<double>
           <<<blocks, kThreads, 0, stream>>>(static_cast<double*>(data), count, factor);
       break;
-  }
-  HVD_CUDA_CHECK(cudaGetLastError());
-}
-
-void launch_divide(void* data, size_t count, DataType dtype, size_t divisor, cudaStream_t stream) {
-  HVD_CHECK(divisor > 0, "divide by zero");
-  if (count == 0 || divisor == 1) return;
-  switch (dtype) {
-    case DataType::kUInt8:
-      divide_integer<uint8_t>(data, count, divisor, stream);
-      break;
-    case DataType::kInt8:
-      divide_integer<int8_t>(data, count, divisor, stream);
-      break;
-    case DataType::kInt16:
-      divide_integer<int16_t>(data, count, divisor, stream);
-      break;
-    case DataType::kInt32:
-      divide_integer<int32_t>(data, count, divisor, stream);
-      break;
-    case DataType::kInt64:
-      divide_integer<int64_t>(data, count, divisor, stream);
-      break;
-    default:
-      return launch_scale(data, count, dtype, 1.0 / static_cast<double>(divisor), stream);
   }
   HVD_CUDA_CHECK(cudaGetLastError());
 }

@@ -23,11 +23,8 @@ void launch_batched_copy(const CopySegment* chunks, size_t count, cudaStream_t s
 
 /// data[i] *= factor with the host's semantics (reduce_kernels.h scale()): floating types in
 /// their own precision (16-bit ones in float, rounded to nearest-even); integers in double,
-/// truncated toward zero and saturated at the type's range.
+/// truncated toward zero and saturated at the type's range. One difference, Horovod's too:
+/// float16 is multiplied by the factor rounded to float16, as Horovod's GPU kernel does.
 void launch_scale(void* data, size_t count, DataType dtype, double factor, cudaStream_t stream);
-
-/// The averaging step with the host's semantics (reduce_kernels.h divide()): integers divide
-/// exactly, truncating toward zero; floating types are scaled by 1/divisor.
-void launch_divide(void* data, size_t count, DataType dtype, size_t divisor, cudaStream_t stream);
 
 }  // namespace hvd::backends::cuda

@@ -69,11 +69,6 @@ void CudaMemory::scale(BufferView buf, double factor) {
   wait("a CUDA scale kernel");
 }
 
-void CudaMemory::divide(BufferView buf, size_t divisor) {
-  launch_divide(buf.data, buf.count, buf.dtype, divisor, stream_->get());
-  wait("a CUDA divide kernel");
-}
-
 void CudaMemory::to_host(void* dst, const void* src, size_t bytes) {
   if (bytes == 0) return;
   HVD_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_->get()));

@@ -44,7 +44,6 @@ class CudaMemory final : public MemoryOps {
 
   void copy(const std::vector<CopySegment>& segments) override;
   void scale(BufferView buf, double factor) override;
-  void divide(BufferView buf, size_t divisor) override;
   void to_host(void* dst, const void* src, size_t bytes) override;
   void* buffer(BufferSlot slot, size_t bytes) override;
   size_t buffer_bytes(BufferSlot slot) const override;

@@ -61,10 +61,6 @@ class RecordingMemory : public backends::MemoryOps {
     ++log_.scale_calls;
     hvd::scale(b.data, b.count, b.dtype, factor);
   }
-  void divide(BufferView b, size_t divisor) override {
-    ++log_.scale_calls;
-    hvd::divide(b.data, b.count, b.dtype, divisor);
-  }
   void to_host(void* dst, const void* src, size_t bytes) override {
     ++log_.to_host_calls;
     std::memcpy(dst, src, bytes);

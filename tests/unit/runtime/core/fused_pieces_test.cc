@@ -126,7 +126,8 @@ TEST_CASE("fused allreduce over pieces: one backend call, separate outputs, scal
     CHECK(log.most_tensors == sizes.size());
     CHECK(log.contiguous == 0);
 
-    // An integer average: a sum over the pieces, then the exact division of each.
+    // An integer average: a sum over the pieces, then each times 1/3 in double, truncated
+    // (Horovod averages through the postscale).
     std::vector<std::vector<int64_t>> avg = {std::vector<int64_t>(3, rank * 10),
                                              std::vector<int64_t>(1, rank + 5)};
     std::vector<control::Request> avg_requests;
