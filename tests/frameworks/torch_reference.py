@@ -16,6 +16,7 @@ Max or Product returns the same allreduce of the upstream gradients). Then Horov
 
 Prints `torch_reference: rank R of N on HOST checks C failures F`; exits 1 on a failure.
 """
+import math
 import sys
 import zlib
 
@@ -299,6 +300,27 @@ def reducescatter_cases(pos, members, ps, grouped):
                                                            ps.ranks))
 
 
+def adasum_scale_cases(r, n):
+    """Adasum of parallel vectors is their average, at any scale: vectors of float32's or
+    float16's smallest normal values (their squared norms far below 1e-8) and of the largest
+    values whose squares still fit in double. Horovod's own stability test, in plain torch
+    (float64 at its extremes is out of reach: its squares do not fit in double)."""
+    if n & (n - 1):
+        return
+    for dtype in (torch.float32, torch.float16):
+        info = torch.finfo(dtype)
+        g = torch.Generator().manual_seed(31)
+        direction = torch.randn(256, generator=g, dtype=torch.float64)
+        for scale in (info.tiny, math.sqrt(info.max)):
+            factors = 1.0 + torch.rand(n, generator=g, dtype=torch.float64)
+            xs = [(direction * scale * f).to(dtype) for f in factors]
+            got = hvd.allreduce(xs[r].clone(), op=hvd.Adasum, name='adasum.scale')
+            want = torch.stack([x.double() for x in xs]).mean(0)
+            error = (got.double() - want).norm() / want.norm()
+            check(bool(error < 4 * info.eps), 'Adasum of parallel %s vectors of scale %g: '
+                  'relative error %g from their average' % (dtype, scale, error))
+
+
 def error_cases(r, n):
     t = torch.ones(4, 2)
     nc = torch.ones(4, 4).t()
@@ -365,6 +387,7 @@ def main():
         alltoall_cases(pos, members, ps)
         exact_scaling_cases(pos, members, ps)
     hvd.barrier()
+    adasum_scale_cases(r, n)
     error_cases(r, n)
     hvd.barrier()
     return report('torch_reference', r, n)

@@ -3,9 +3,11 @@
 // Horovod's Adasum written out in double, for the tests that compare libhvd's with it
 // (unit/runtime/ring/adasum_test.cc, runtime_probe_adasum.cc): pairs of ranks (0,1), (2,3), ...
 // combine into (1 - a.b / (2|a|^2)) a + (1 - a.b / (2|b|^2)) b, a coefficient staying 1 where
-// its |x|^2 < 1e-8; then the pairs' results combine, and so on.
+// its |x|^2 < sqrt(DBL_MIN) = 2^-511; then the pairs' results combine, and so on.
 
+#include <cmath>
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 namespace hvd::test {
@@ -17,8 +19,9 @@ inline std::vector<double> adasum_pair(const std::vector<double>& a, const std::
     a_sq += a[i] * a[i];
     b_sq += b[i] * b[i];
   }
-  const double ca = a_sq >= 1e-8 ? 1.0 - dot / (2 * a_sq) : 1.0;
-  const double cb = b_sq >= 1e-8 ? 1.0 - dot / (2 * b_sq) : 1.0;
+  const double tiny = std::sqrt(std::numeric_limits<double>::min());
+  const double ca = a_sq >= tiny ? 1.0 - dot / (2 * a_sq) : 1.0;
+  const double cb = b_sq >= tiny ? 1.0 - dot / (2 * b_sq) : 1.0;
   std::vector<double> out(a.size());
   for (size_t i = 0; i < a.size(); ++i) out[i] = ca * a[i] + cb * b[i];
   return out;

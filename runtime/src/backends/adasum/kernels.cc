@@ -9,8 +9,9 @@
 namespace hvd::backends::adasum {
 namespace {
 
-// Horovod's threshold below which a squared norm counts as zero (its coefficient stays 1).
-constexpr double kTinyNormSq = 1e-8;
+// Horovod's threshold below which a squared norm counts as zero (its coefficient stays 1):
+// sqrt(DBL_MIN), 2^-511, so that vectors of float32's smallest normal values still combine.
+constexpr double kTinyNormSq = 0x1p-511;
 
 // An element as a double and back: float16 (its bits in a uint16_t) through float, rounded to
 // nearest-even on the way back.

@@ -3,7 +3,8 @@
 // The element-wise arithmetic of Horovod's Adasum (vhdd.h): two partial vectors a and b of one
 // tensor combine into
 //     (1 - a.b / (2|a|^2)) a + (1 - a.b / (2|b|^2)) b,
-// a coefficient staying 1 where its |x|^2 < 1e-8 (Horovod's AdasumMPI). Dot products and norms
+// a coefficient staying 1 where its |x|^2 < sqrt(DBL_MIN) = 2^-511 (Horovod 0.28's adasum.h; an
+// older Horovod's 1e-8 turned the Adasum of tiny gradients into their sum). Dot products and norms
 // accumulate in double for every dtype; the combination is computed in double and rounded to
 // the tensor's dtype (float16 to nearest-even).
 

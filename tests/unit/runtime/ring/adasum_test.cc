@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,7 +55,7 @@ class ForwardingTransport final : public ring::Transport {
 constexpr DataType kAdasumDtypes[] = {DataType::kFloat16, DataType::kFloat32, DataType::kFloat64};
 
 // Rank r's element i of tensor t: smooth, of mixed sign, a different direction per rank (so that
-// the coefficients differ from 1), and all zeros from rank 1 in tensor 2 (a norm below 1e-8).
+// the coefficients differ from 1), and all zeros from rank 1 in tensor 2 (a zero norm).
 double input(int r, size_t t, size_t i) {
   if (t == 2 && r == 1) return 0.0;
   return std::sin(0.37 * static_cast<double>(i) + 1.3 * r + 0.11 * static_cast<double>(t)) *
@@ -166,11 +167,19 @@ TEST_CASE("adasum: 3 and 6 ranks are refused with Horovod's rule, on every rank"
   }
 }
 
-TEST_CASE("adasum kernels: the coefficients keep 1 for a norm below 1e-8, as Horovod's") {
+TEST_CASE("adasum kernels: a coefficient keeps 1 for a squared norm below sqrt(DBL_MIN) only, "
+          "as Horovod 0.28's") {
   const adasum::Coefficients both = adasum::coefficients({2.0, 4.0, 8.0});
   CHECK(both.a == doctest::Approx(1.0 - 2.0 / 8.0));
   CHECK(both.b == doctest::Approx(1.0 - 2.0 / 16.0));
-  const adasum::Coefficients tiny = adasum::coefficients({0.0, 1e-9, 8.0});
-  CHECK(tiny.a == 1.0);
-  CHECK(tiny.b == 1.0);
+  // Vectors of float32's smallest normals (|x|^2 ~ 1e-75): combined, not summed.
+  const adasum::Coefficients small = adasum::coefficients({1e-75, 2e-75, 4e-75});
+  CHECK(small.a == doctest::Approx(1.0 - 1.0 / 4.0));
+  CHECK(small.b == doctest::Approx(1.0 - 1.0 / 8.0));
+  const double tiny = std::sqrt(std::numeric_limits<double>::min());
+  const adasum::Coefficients below = adasum::coefficients({tiny / 8, tiny / 2, tiny / 4});
+  CHECK(below.a == 1.0);
+  CHECK(below.b == 1.0);
+  const adasum::Coefficients at = adasum::coefficients({tiny / 2, tiny, tiny});
+  CHECK(at.a == doctest::Approx(0.75));
 }
