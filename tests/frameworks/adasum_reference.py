@@ -10,7 +10,10 @@ TINY_NORM_SQ = 2.0 ** -511  # sqrt(DBL_MIN): Horovod 0.28's threshold (common/op
 def adasum(vectors):
     """The Adasum of one tensor's per-rank values (flat, a power-of-two count of them): ranks
     (0,1), (2,3), ... combine into (1 - a.b/(2|a|^2)) a + (1 - a.b/(2|b|^2)) b (a coefficient
-    stays 1 where |x|^2 < sqrt(DBL_MIN) = 2^-511), then the pairs' results, and so on."""
+    stays 1 where |x|^2 < sqrt(DBL_MIN) = 2^-511), then the pairs' results, and so on. In
+    float64, as Horovod computes the dot products; the result in the vectors' dtype."""
+    dtype = vectors[0].dtype
+    vectors = [v.double() for v in vectors]
     while len(vectors) > 1:
         level = []
         for a, b in zip(vectors[0::2], vectors[1::2]):
@@ -19,4 +22,4 @@ def adasum(vectors):
             cb = 1 - dot / (2 * bb) if bb >= TINY_NORM_SQ else 1.0
             level.append(ca * a + cb * b)
         vectors = level
-    return vectors[0]
+    return vectors[0].to(dtype)

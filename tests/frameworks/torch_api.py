@@ -795,6 +795,19 @@ def check_reinit():
     check(hvd.is_initialized(), 'init again after shutdown')
     same(hvd.allreduce(torch.ones(2), op=hvd.Sum), torch.full((2,), float(hvd.size())),
          'allreduce after init, shutdown, init')
+    mpi_launched = any(k in os.environ for k in ('OMPI_COMM_WORLD_SIZE', 'PMI_SIZE', 'PMI_RANK',
+                                                  'PMIX_RANK', 'MV2_COMM_WORLD_SIZE'))
+    if hvd.mpi_built() and not mpi_launched and hvd.size() > 1:
+        # An init that fails on every rank after the bootstrap met in hvdrun's store (the MPI
+        # backend without mpirun), then a retry with a good setting: the retry must not arrive
+        # at the failed attempt's barriers again.
+        hvd.shutdown()
+        os.environ['HVD_BACKEND'] = 'mpi'
+        raises(RuntimeError, hvd.init, 'init with HVD_BACKEND=mpi under hvdrun')
+        os.environ['HVD_BACKEND'] = 'ring'
+        hvd.init()
+        same(hvd.allreduce(torch.ones(2), op=hvd.Sum), torch.full((2,), float(hvd.size())),
+             'allreduce after a failed init and a retry')
 
 
 def main():

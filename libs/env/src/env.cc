@@ -11,7 +11,7 @@
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 
-extern char** environ;  // POSIX; read once, by process_env()
+extern char** environ;  // POSIX; read by process_env() once, by current_process_env() each time
 
 namespace hvd {
 namespace {
@@ -48,6 +48,8 @@ const EnvMap& process_env() {
   static const EnvMap snapshot = env_from_array(environ);
   return snapshot;
 }
+
+EnvMap current_process_env() { return env_from_array(environ); }
 
 EnvMap env_from_array(const char* const* entries) {
   EnvMap env;

@@ -24,7 +24,7 @@ std::unique_ptr<core::Instance> g_instance;
 std::atomic<core::Runtime*> g_runtime{nullptr};
 std::mutex g_barrier_mutex;
 std::map<int, uint64_t> g_barriers;  // per process set: names barriers alike on its ranks
-int g_incarnations = 0;  // successful init() calls in this process; guarded by g_mutex
+int g_incarnations = 0;  // init() attempts in this process; guarded by g_mutex
 
 Handle failed(ErrorCode code, const std::string& message) {
   auto state = core::new_handle();
@@ -71,14 +71,16 @@ Handle submit(control::Request&& r, const TensorView& in, const TensorView& out,
   }
 }
 
-// The environment the next runtime starts from. An init() after a shutdown() is a new
-// incarnation of the job's runtime: its keys in hvdrun's store (HVD_RUN_ID is their namespace)
-// get a namespace of their own, so that its bootstrap never meets the earlier incarnation's keys
-// and barrier counters. init() and shutdown() are collective, so every rank counts the same
-// incarnations. Shared-memory segment names keep the plain run id (shm_transport.cc reads it
-// from the process), so hvdrun's guard still finds every one of them.
+// The environment the next runtime starts from: the process's as it is at this init(). An
+// init() after a shutdown() is a new incarnation of the job's runtime: its keys in hvdrun's
+// store (HVD_RUN_ID is their namespace) get a namespace of their own, so that its bootstrap
+// never meets the earlier incarnation's keys and barrier counters. init() and shutdown() are
+// collective, so every rank counts the same incarnations. A failed init() counts too: it may have arrived at a barrier of its namespace
+// before failing (every rank fails alike on a bad setting), and a retry must not arrive there
+// again. Shared-memory segment names keep the plain run id (shm_transport.cc reads it from the
+// process), so hvdrun's guard still finds every one of them.
 EnvMap incarnation_env(int incarnation) {
-  EnvMap env = process_env();
+  EnvMap env = current_process_env();
   if (incarnation > 0) {
     env[env::kRunId] = str_cat(env_string(env, env::kRunId, "no-run-id"), "/init-", incarnation);
   }
@@ -117,10 +119,9 @@ Status init() {
     g_barriers.clear();  // a new runtime's sets count their barriers from 0 on every rank
   }
   try {
-    g_instance =
-        std::make_unique<core::Instance>(core::make_instance(incarnation_env(g_incarnations)));
+    const int incarnation = g_incarnations++;
+    g_instance = std::make_unique<core::Instance>(core::make_instance(incarnation_env(incarnation)));
     g_runtime = g_instance->runtime.get();
-    ++g_incarnations;
     return Status();
   } catch (...) {
     return Status::from_exception(std::current_exception());

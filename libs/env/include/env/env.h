@@ -22,6 +22,11 @@ using EnvMap = std::map<std::string, std::string>;
 /// calls are not seen). Thread-safe.
 const EnvMap& process_env();
 
+/// The process environment as it is now. hvd::init() reads it, so that what a script sets
+/// before init(), or between shutdown() and the next init(), counts, as Horovod's getenv()
+/// at init does. Not safe against a setenv() in another thread at the same time.
+EnvMap current_process_env();
+
 /// Copies a NULL-terminated environ-style array of "KEY=value" entries; entries without '='
 /// are skipped, and for a repeated key the first entry wins (as getenv() would return).
 EnvMap env_from_array(const char* const* entries);
