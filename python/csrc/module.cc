@@ -120,18 +120,20 @@ void def_reductions(py::module_& m) {
                                               reduce_op(op), prescale, postscale, set));
   });
   m.def("grouped_allreduce_async", [](const std::vector<std::string>& names, const py::list& in,
-                                      const py::list& out, int op, int set) {
+                                      const py::list& out, int op, double prescale,
+                                      double postscale, int set) {
     std::vector<int64_t> ids;
-    for (Handle& h :
-         hvd::grouped_allreduce_async(names, views(in), views(out), reduce_op(op), set)) {
+    for (Handle& h : hvd::grouped_allreduce_async(names, views(in), views(out), reduce_op(op),
+                                                  prescale, postscale, set)) {
       ids.push_back(g_handles.add(std::move(h)));
     }
     return ids;
   });
   m.def("reducescatter_async",
-        [](const std::string& name, py::handle in, py::handle out, int op, int set) {
+        [](const std::string& name, py::handle in, py::handle out, int op, double prescale,
+           double postscale, int set) {
           return g_handles.add(hvd::reducescatter_async(name, tensor_view(in), tensor_view(out),
-                                                        reduce_op(op), set));
+                                                        reduce_op(op), prescale, postscale, set));
         });
 }
 

@@ -74,7 +74,7 @@ void collectives_in(int id, const std::vector<int>& ranks, const std::string& ta
   const int my_rows = pos == 0 ? 2 : 1;
   std::vector<int64_t> rs_out(static_cast<size_t>(my_rows));
   must(hvd::reducescatter_async("rs", view(rs, {n + 1}), view(rs_out, {my_rows}),
-                                hvd::ReduceOp::kSum, id)
+                                hvd::ReduceOp::kSum, 1.0, 1.0, id)
            .wait(),
        tag + " reducescatter");
   expect(rs_out[0] == want_sum, tag + ": reducescatter");

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // runtime_probe: a rank that uses libhvd's public API end to end: init (bootstrap under
 // hvdrun, PMIx or MPI), allreduce of every dtype and op with exact checks, fused small
-// tensors submitted in a rank-specific order, Adasum against its formula, a grouped allreduce, broadcast, allgather with uneven
-// first dimensions, reducescatter, alltoall, barrier, and shutdown. Prints one summary line from
-// rank 0 and exits non-zero on the first wrong value.
+// tensors submitted in a rank-specific order, Adasum against its formula, a grouped allreduce,
+// broadcast, allgather with uneven first dimensions, reducescatter, alltoall, barrier, and
+// shutdown. Prints one summary line from rank 0 and exits non-zero on the first wrong value.
 //
 //   runtime_probe                 all of the above, plus every dtype and op (with scale
 //                                 factors) and one 64 MiB tensor (runtime_probe_typed.cc)
@@ -135,6 +135,18 @@ void other_collectives(int rank, int size) {
            .wait(),
        "reducescatter");
   expect(block[0] == size && block[1] == size, "reducescatter block");
+  // Scaled: Horovod's sum(pre * x) * (post / size), x = rank + 1, the caller's input unchanged.
+  std::vector<double> rs_in(static_cast<size_t>(size) * 2, rank + 1.0), rs_block(2);
+  must(hvd::reducescatter_async("rs.scaled", view(rs_in, hvd::DataType::kFloat64, {size, 2}),
+                                view(rs_block, hvd::DataType::kFloat64, {1, 2}),
+                                hvd::ReduceOp::kAverage, 0.5, 3.0)
+           .wait(),
+       "scaled reducescatter");
+  double sum = 0;
+  for (int r = 0; r < size; ++r) sum += 0.5 * (r + 1.0);
+  expect(rs_block[0] == sum * (3.0 / size) && rs_block[1] == rs_block[0],
+         "scaled reducescatter block");
+  expect(rs_in[0] == rank + 1.0, "reducescatter leaves its input");
   std::vector<int32_t> send(static_cast<size_t>(size)), recv(static_cast<size_t>(size));
   for (int r = 0; r < size; ++r) send[static_cast<size_t>(r)] = rank * 100 + r;
   must(hvd::alltoall_async("a2a", view(send, hvd::DataType::kInt32, {size}),
@@ -202,7 +214,8 @@ void wrapping_sum(hvd::DataType dt, T each, const std::string& name) {
   must(hvd::allreduce_async(name, t, t, hvd::ReduceOp::kSum).wait(), name);
   // The sum modulo the type's width, through its unsigned type, where wrapping is defined.
   using U = std::make_unsigned_t<T>;
-  const auto want = static_cast<T>(static_cast<U>(static_cast<U>(each) * static_cast<U>(hvd::size())));
+  const auto want =
+      static_cast<T>(static_cast<U>(static_cast<U>(each) * static_cast<U>(hvd::size())));
   expect(std::all_of(v.begin(), v.end(), [&](T x) { return x == want; }), name);
 }
 

@@ -7,7 +7,7 @@ import torch
 
 from . import _hvd_torch as _lib
 from . import adasum, handles, wire
-from .basics import Adasum, lib_op, lib_op_posts, op_from
+from .basics import Adasum, lib_op, op_from
 from .compression import Compression
 from .handles import synchronize
 from .process_sets import global_process_set, process_set_id, set_size
@@ -35,11 +35,6 @@ def _start(kind, tensors, in_place, name, op, prescale_factor, postscale_factor,
             return refused
         srcs = [adasum.on_host(s) for s in srcs]
     pre, post = float(prescale_factor), float(postscale_factor)
-    grouped = kind != 'allreduce'
-    if grouped and pre != 1.0:  # libhvd's grouped call has no scale factors: scale copies
-        srcs = [wire.scale_(s.clone(), pre) for s in srcs]
-    if grouped and op != Adasum:
-        lop, post = lib_op_posts(op, post, set_size(process_set))
     dsts = [s if in_place else torch.empty_like(s) for s in srcs]
     for s in srcs:
         wire.ready(s)
@@ -47,8 +42,6 @@ def _start(kind, tensors, in_place, name, op, prescale_factor, postscale_factor,
     def finish(_):
         results = []
         for t, d in zip(tensors, dsts):
-            if grouped:
-                wire.scale_(d, post)
             if in_place:
                 if d is not t:
                     t.copy_(d)
@@ -57,10 +50,10 @@ def _start(kind, tensors, in_place, name, op, prescale_factor, postscale_factor,
                 results.append(wire.back(d, t.dtype).to(t.device))  # .to: Adasum's host copy
         return results
 
-    if grouped:
-        enqueue = lambda: list(_lib.grouped_allreduce_async(names, srcs, dsts, lop, ps))
-    else:
+    if kind == 'allreduce':
         enqueue = lambda: _lib.allreduce_async(base, srcs[0], dsts[0], lop, pre, post, ps)
+    else:
+        enqueue = lambda: list(_lib.grouped_allreduce_async(names, srcs, dsts, lop, pre, post, ps))
     return handles.submit(enqueue, (tensors, srcs, dsts), finish, keys)
 
 

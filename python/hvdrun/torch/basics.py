@@ -37,16 +37,6 @@ def lib_op(op):
     return _LIB_OPS[op]
 
 
-def lib_op_posts(op, postscale, size):
-    """libhvd's op and the postscale for a reduction whose postscale hvdrun.torch applies itself
-    (libhvd's grouped allreduce and reducescatter take none): Horovod averages through the
-    postscale, one multiplication of the sum by postscale / size, so an Average with a
-    postscale goes to libhvd as a Sum and rounds once."""
-    if op == Average and postscale != 1.0:
-        return lib_op(Sum), postscale / size
-    return lib_op(op), postscale
-
-
 def op_from(op, average):
     """Horovod's handling of the deprecated `average` argument: op wins, else average picks
     Average or Sum, else Average."""

@@ -9,7 +9,7 @@ import torch
 
 from . import _hvd_torch as _lib
 from . import handles, wire
-from .basics import Average, Sum, lib_op_posts
+from .basics import Average, Sum, lib_op
 from .compression import Compression
 from .gather_ops import allgather, grouped_allgather
 from .handles import synchronize
@@ -26,7 +26,8 @@ def _start(kind, tensors, name, op, process_set, prescale_factor, postscale_fact
     blocks. Every check comes before anything is enqueued and depends only on what every rank
     passes alike (dtype, dimensions, op), so a bad input fails on every rank the same way."""
     ps = process_set_id(process_set)
-    lop, post = lib_op_posts(op, float(postscale_factor), set_size(process_set))
+    lop = lib_op(op)
+    pre, post = float(prescale_factor), float(postscale_factor)
     for t in tensors:
         if t.dim() == 0:
             raise ValueError('hvdrun.torch: reducescatter needs tensors of at least one '
@@ -35,18 +36,16 @@ def _start(kind, tensors, name, op, process_set, prescale_factor, postscale_fact
     base = handles.op_name(name, kind, ps)
     names = [base] if kind == 'reducescatter' else ['%s.%d' % (base, i) for i in range(len(srcs))]
     keys = handles.claim(kind, ps, names)
-    pre = float(prescale_factor)
-    if pre != 1.0:  # libhvd's reducescatter has no scale factors: scale copies
-        srcs = [wire.scale_(s.clone(), pre) for s in srcs]
     n, r = set_size(process_set), set_rank(process_set)
     dsts = [torch.empty((_scatter_rows(s.shape[0], n, r),) + tuple(s.shape[1:]), dtype=s.dtype,
                         device=s.device) for s in srcs]
     for s in srcs:
         wire.ready(s)
     return handles.submit(
-        lambda: [_lib.reducescatter_async(nm, s, d, lop, ps) for nm, s, d in zip(names, srcs, dsts)],
+        lambda: [_lib.reducescatter_async(nm, s, d, lop, pre, post, ps)
+                 for nm, s, d in zip(names, srcs, dsts)],
         (tensors, srcs, dsts),
-        lambda _: [wire.back(wire.scale_(d, post), t.dtype) for t, d in zip(tensors, dsts)], keys)
+        lambda _: [wire.back(d, t.dtype) for t, d in zip(tensors, dsts)], keys)
 
 
 def reducescatter_async(tensor, name=None, op=Average, process_set=global_process_set,

@@ -78,11 +78,13 @@ int cross_size();
 Handle allreduce_async(const std::string& name, const TensorView& in, const TensorView& out,
                        ReduceOp op = ReduceOp::kAverage, double prescale = 1.0,
                        double postscale = 1.0, int process_set = 0);
-/// Several allreduces that are fused and complete together; one handle per tensor.
+/// Several allreduces that are fused and complete together; one handle per tensor. The scale
+/// factors are allreduce_async's, for every tensor of the group.
 std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& names,
                                             const std::vector<TensorView>& in,
                                             const std::vector<TensorView>& out,
                                             ReduceOp op = ReduceOp::kAverage,
+                                            double prescale = 1.0, double postscale = 1.0,
                                             int process_set = 0);
 /// out = root's in, on every rank. `root` is a global rank, which must be in the set.
 Handle broadcast_async(const std::string& name, const TensorView& in, const TensorView& out,
@@ -90,9 +92,11 @@ Handle broadcast_async(const std::string& name, const TensorView& in, const Tens
 /// Concatenates every rank's `in` along the first dimension, which may differ between ranks.
 Handle allgather_async(const std::string& name, const TensorView& in, int process_set = 0);
 /// Reduces `in` and leaves this rank's block of rows in `out` (the first rows % size ranks get
-/// one row more).
+/// one row more). `in` is scaled by `prescale` in a copy (the caller's input never changes),
+/// the block by `postscale`, as allreduce_async's.
 Handle reducescatter_async(const std::string& name, const TensorView& in, const TensorView& out,
-                           ReduceOp op = ReduceOp::kSum, int process_set = 0);
+                           ReduceOp op = ReduceOp::kSum, double prescale = 1.0,
+                           double postscale = 1.0, int process_set = 0);
 /// Sends block r of `in`'s rows to rank r and receives one block from each, in rank order.
 /// Every rank passes the same shape.
 Handle alltoall_async(const std::string& name, const TensorView& in, const TensorView& out,

@@ -162,7 +162,7 @@ Handle allreduce_async(const std::string& name, const TensorView& in, const Tens
 std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& names,
                                             const std::vector<TensorView>& in,
                                             const std::vector<TensorView>& out, ReduceOp op,
-                                            int process_set) {
+                                            double prescale, double postscale, int process_set) {
   if (names.size() != in.size() || names.size() != out.size()) {
     return {failed(ErrorCode::kUsage,
                    "grouped allreduce: names, inputs and outputs must have the same length")};
@@ -186,6 +186,8 @@ std::vector<Handle> grouped_allreduce_async(const std::vector<std::string>& name
   for (size_t i = 0; i < names.size(); ++i) {
     control::Request r = request(names[i], control::OpType::kAllreduce, in[i]);
     r.op = op;
+    r.prescale = prescale;
+    r.postscale = postscale;
     r.group = group;
     requests.push_back(std::move(r));
     inputs.push_back(view(in[i]));
@@ -223,9 +225,11 @@ Handle allgather_async(const std::string& name, const TensorView& in, int proces
 }
 
 Handle reducescatter_async(const std::string& name, const TensorView& in, const TensorView& out,
-                           ReduceOp op, int process_set) {
+                           ReduceOp op, double prescale, double postscale, int process_set) {
   control::Request r = request(name, control::OpType::kReducescatter, in);
   r.op = op;
+  r.prescale = prescale;
+  r.postscale = postscale;
   return submit(std::move(r), in, out, process_set);
 }
 
