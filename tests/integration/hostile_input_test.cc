@@ -19,8 +19,6 @@ namespace {
 
 const std::string kData = std::string(HVD_TEST_DATA_DIR) + "/report/";
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
 json bench_doc(const std::string& backend, const std::string& op) {
   return {{"tool", "hvd-bench"},
           {"ranks", 2},
@@ -50,14 +48,15 @@ TEST_CASE("report: a backend of ring`touch X` runs nothing and writes nothing" *
        {"ring`touch " + marker + "`", "a\" ; system(\"touch " + marker + "\") ; \"",
         "a'\nsystem('touch " + marker + "')\n'"}) {
     CAPTURE(backend);
-    write(dir.file("in.json"), bench_doc(backend, "allreduce").dump());
+    write_text(dir.file("in.json"), bench_doc(backend, "allreduce").dump());
     const ProcessResult r = run(hvdrun({"report", dir.file("in.json"), "-o", dir.file("out")}),
                                 {{"PATH", "/usr/bin:/bin"}});
     expect_one_line(r, 3, "in.json: the top level.backend may hold only");
     CHECK_FALSE(fs::exists(marker));
     CHECK_FALSE(fs::exists(dir.file("out")));
   }
-  write(dir.file("op.json"), bench_doc("ring", "x'\nsystem('touch " + marker + "')\n'").dump());
+  write_text(dir.file("op.json"),
+             bench_doc("ring", "x'\nsystem('touch " + marker + "')\n'").dump());
   expect_one_line(run(hvdrun({"report", dir.file("op.json"), "-o", dir.file("out")})), 3,
                   "results[0].op must be a name");
   CHECK_FALSE(fs::exists(marker));
@@ -67,7 +66,7 @@ TEST_CASE("report: a file name with quotes draws safely under a cleaned-up name"
           doctest::skip(!fs::exists("/usr/bin/gnuplot"))) {
   TempDir dir;
   const std::string input = dir.file("it's `x`.json");
-  write(input, bench_doc("ring/shm", "allreduce").dump());
+  write_text(input, bench_doc("ring/shm", "allreduce").dump());
   const ProcessResult r = run(hvdrun({"report", input, "-o", dir.path(), "--format", "svg"}),
                               {{"PATH", "/usr/bin:/bin"}});
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
@@ -78,13 +77,13 @@ TEST_CASE("report: JSON fields of the wrong type exit 3, not 70") {
   TempDir dir;
   json doc = bench_doc("ring", "allreduce");
   doc["results"] = "all of them";
-  write(dir.file("types.json"), doc.dump());
+  write_text(dir.file("types.json"), doc.dump());
   expect_one_line(run(hvdrun({"report", dir.file("types.json"), "-o", dir.path()})), 3,
                   "types.json: the top level.results must be a list, not string");
   std::ifstream train(kData + "train-np1.json");
   json t = json::parse(train);
   t["ranks"] = "1";
-  write(dir.file("train.json"), t.dump());
+  write_text(dir.file("train.json"), t.dump());
   expect_one_line(run(hvdrun({"report", dir.file("train.json"), "-o", dir.path()})), 3,
                   "train.json: the top level.ranks must be a number, not string");
 }
@@ -108,7 +107,7 @@ TEST_CASE("sbatch: a newline in -J is refused and no script is written") {
 TEST_CASE("sbatch -o: a symlink planted at the old temporary name is not followed") {
   TempDir dir;
   const std::string victim = dir.file("victim");
-  write(victim, "keep me");
+  write_text(victim, "keep me");
   chmod(victim.c_str(), 0600);
   fs::create_symlink(victim, dir.file("job.sh.tmp-hvdrun"));
   const ProcessResult r = run(hvdrun(
@@ -121,7 +120,7 @@ TEST_CASE("sbatch -o: a symlink planted at the old temporary name is not followe
 
 TEST_CASE("sbatch: container words from a profile are one argument each") {
   TempDir dir;
-  write(
+  write_text(
       dir.file("wrapped.yaml"),
       "name: wrapped\nnode: {gpus: 0}\nsetup: {container: [apptainer, exec, \"my image.sif\"]}\n");
   const ProcessResult r = run(hvdrun(

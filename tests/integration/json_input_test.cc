@@ -18,12 +18,12 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kData = std::string(HVD_TEST_DATA_DIR) + "/report/";
+const std::string kReportData = std::string(HVD_TEST_DATA_DIR) + "/report/";
 
 // hvd-bench's fixture cut to its first op and two sizes: every value of it is mutated, and the
 // full fixture has thousands.
 json small_bench() {
-  json doc = json::parse(read_text(kData + "bench-fixture.json"));
+  json doc = json::parse(read_text(kReportData + "bench-fixture.json"));
   json& op = doc.at("results").at(0);
   op.at("rows") = json::array({op.at("rows").at(0), op.at("rows").at(1)});
   for (json& row : op.at("rows")) row.at("impls") = {{"hvd", row.at("impls").at("hvd")}};
@@ -70,7 +70,7 @@ TEST_CASE("json inputs: predict --train refuses every mistyped field of hvd-trai
                                       "/layers/0",
                                       "/layers/1",
                                       "/layers/2"};
-  check_mutations(json::parse(read_text(kData + "train-np1.json")), read,
+  check_mutations(json::parse(read_text(kReportData + "train-np1.json")), read,
                   [](const std::string& path, const TempDir&) {
                     return std::vector<std::string>{"predict", "--train", path, "--nodes", "1"};
                   });
@@ -89,7 +89,7 @@ TEST_CASE("json inputs: predict --intra refuses every mistyped field of hvd-benc
                                       "/results/0/rows/0/impls/hvd",
                                       "/results/0/rows/0/impls/hvd/time_us"};
   check_mutations(small_bench(), read, [](const std::string& path, const TempDir&) {
-    return std::vector<std::string>{"predict", "--train", kData + "train-np1.json",
+    return std::vector<std::string>{"predict", "--train", kReportData + "train-np1.json",
                                     "--intra", path,      "--ranks-per-node",
                                     "2",       "--nodes", "1"};
   });
@@ -102,5 +102,5 @@ TEST_CASE("json inputs: report refuses mistyped hvd-bench and hvd-train JSON wit
     return std::vector<std::string>{"report", path, "-o", dir.file("plots"), "--format", "svg"};
   };
   check_mutations(small_bench(), {}, args);
-  check_mutations(json::parse(read_text(kData + "train-np1.json")), {}, args);
+  check_mutations(json::parse(read_text(kReportData + "train-np1.json")), {}, args);
 }

@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* kUserPath = "/opt/user/site:/opt/user/more";
 
-json dry_run(std::vector<std::string> flags, std::map<std::string, std::string> env = {}) {
+json python_dry_run(std::vector<std::string> flags, std::map<std::string, std::string> env = {}) {
   flags.insert(flags.begin(), "--dry-run");
   flags.insert(flags.end(), {"--", "/bin/true"});
   env["PYTHONPATH"] = kUserPath;
@@ -59,20 +59,20 @@ void check_path(const std::string& path, bool compat) {
   CHECK(e.back() == "/opt/user/more");
 }
 
-std::map<std::string, std::string> job_env() {
-  return {{"SLURM_JOB_ID", "81234"},       {"SLURM_JOB_NODELIST", "gpu[07-08]"},
+std::map<std::string, std::string> python_job_env() {
+  return {{"SLURM_JOB_ID", "81234"},         {"SLURM_JOB_NODELIST", "gpu[07-08]"},
           {"SLURM_TASKS_PER_NODE", "4(x2)"}, {"SLURM_NTASKS", "8"},
-          {"SLURM_GPUS_ON_NODE", "4"},     {"SLURM_PROCID", "0"},
-          {"SLURM_STEP_ID", kUnset},       {"SLURM_CLUSTER_NAME", "hvdtest"}};
+          {"SLURM_GPUS_ON_NODE", "4"},       {"SLURM_PROCID", "0"},
+          {"SLURM_STEP_ID", kUnset},         {"SLURM_CLUSTER_NAME", "hvdtest"}};
 }
 
 }  // namespace
 
 TEST_CASE("local ranks: hvdrun's folders first, the horovod shim only with --horovod-compat") {
-  const json plain = dry_run({"-np", "2"});
+  const json plain = python_dry_run({"-np", "2"});
   check_path(python_path(plain, 1), false);
   CHECK(plain.at("settings").at("launcher").at("horovod_compat") == false);
-  const json compat = dry_run({"-np", "2", "--horovod-compat"});
+  const json compat = python_dry_run({"-np", "2", "--horovod-compat"});
   check_path(python_path(compat, 1), true);
   CHECK(compat.at("settings").at("launcher").at("horovod_compat") == true);
 }
@@ -80,17 +80,17 @@ TEST_CASE("local ranks: hvdrun's folders first, the horovod shim only with --hor
 TEST_CASE("launcher.horovod_compat in a config file turns the shim on") {
   TempDir dir;
   std::ofstream(dir.file("run.yaml")) << "launcher:\n  horovod_compat: true\n";
-  const json plan = dry_run({"-np", "1", "--config-file", dir.file("run.yaml")});
+  const json plan = python_dry_run({"-np", "1", "--config-file", dir.file("run.yaml")});
   check_path(python_path(plan), true);
   CHECK(plan.at("settings").at("launcher").at("horovod_compat") == true);
 }
 
 TEST_CASE("a Slurm step: exec-rank gets --horovod-compat and every task the same PYTHONPATH") {
-  const json plain = dry_run({}, job_env());
+  const json plain = python_dry_run({}, python_job_env());
   CHECK(plain.at("starter").at("line").get<std::string>().find("--horovod-compat") ==
         std::string::npos);
   check_path(python_path(plain, 7), false);
-  const json compat = dry_run({"--horovod-compat"}, job_env());
+  const json compat = python_dry_run({"--horovod-compat"}, python_job_env());
   const std::string srun = compat.at("starter").at("line");
   CHECK(srun.find(" exec-rank ") < srun.find(" --horovod-compat "));
   CHECK(srun.find(" --horovod-compat ") < srun.find(" -- /bin/true"));

@@ -29,8 +29,6 @@ json fixture() {
   return json::parse(in);
 }
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
 std::vector<std::string> entries(const std::string& dir) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
@@ -82,8 +80,8 @@ TEST_CASE("report: the scratch folder is under TMPDIR, never in the output folde
   fs::create_directory(dir.file("out"));
   // A gnuplot that records where it runs and what it finds there, then draws nothing.
   fs::create_directory(dir.file("bin"));
-  write(dir.file("bin/gnuplot"),
-        "#!/bin/sh\npwd -P > " + dir.file("cwd") + "\nls -a > " + dir.file("ls") + "\nexit 1\n");
+  write_text(dir.file("bin/gnuplot"), "#!/bin/sh\npwd -P > " + dir.file("cwd") + "\nls -a > " +
+                                          dir.file("ls") + "\nexit 1\n");
   fs::permissions(dir.file("bin/gnuplot"), fs::perms::owner_all);
   const ProcessResult r =
       run(hvdrun({"report", kFixture, "-o", dir.file("out")}),
@@ -124,7 +122,7 @@ TEST_CASE("report: preflight host names with quotes and shell syntax draw as wri
   doc["links"] = json::array();
   doc["flagged_hosts"] = json::array();
   for (json& node : doc["nodes"]) node["flagged"] = false;
-  write(dir.file("pf.json"), doc.dump());
+  write_text(dir.file("pf.json"), doc.dump());
   const ProcessResult r =
       run(hvdrun({"report", dir.file("pf.json"), "-o", dir.file("out"), "--format", "svg"}),
           {{"PATH", "/usr/bin:/bin"}});
@@ -152,8 +150,8 @@ TEST_CASE("sbatch --submit: an sbatch that never answers is stopped at the timeo
   TempDir dir;
   fs::create_directory(dir.file("bin"));
   // A hung slurmctld as the user sees it: sbatch reads the script and then waits.
-  write(dir.file("bin/sbatch"),
-        "#!/bin/sh\ncat > /dev/null\necho $$ > " + dir.file("pid") + "\nexec sleep 600\n");
+  write_text(dir.file("bin/sbatch"),
+             "#!/bin/sh\ncat > /dev/null\necho $$ > " + dir.file("pid") + "\nexec sleep 600\n");
   fs::permissions(dir.file("bin/sbatch"), fs::perms::owner_all);
   const auto start = std::chrono::steady_clock::now();
   const ProcessResult r =
@@ -173,8 +171,8 @@ TEST_CASE("sbatch --submit: an sbatch that never answers is stopped at the timeo
 TEST_CASE("sbatch --submit: the script reaches sbatch on stdin and the job id is printed") {
   TempDir dir;
   fs::create_directory(dir.file("bin"));
-  write(dir.file("bin/sbatch"), "#!/bin/sh\ncat > " + dir.file("got") +
-                                    "\necho 'sbatch: warning: a note' >&2\necho '4242;c1'\n");
+  write_text(dir.file("bin/sbatch"), "#!/bin/sh\ncat > " + dir.file("got") +
+                                         "\necho 'sbatch: warning: a note' >&2\necho '4242;c1'\n");
   fs::permissions(dir.file("bin/sbatch"), fs::perms::owner_all);
   const ProcessResult r =
       run(hvdrun({"sbatch", "--profile", "hvdtest", "-t", "10", "--submit", "--", "/bin/true"}),

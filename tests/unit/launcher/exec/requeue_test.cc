@@ -25,10 +25,10 @@ using exec::RequeueVerdict;
 namespace {
 
 // A fresh folder, removed with what it holds.
-struct TempDir {
+struct RequeueScratch {
   std::string path = (std::filesystem::temp_directory_path() / "hvd-requeue-test-XXXXXX").string();
-  TempDir() { REQUIRE(mkdtemp(path.data()) != nullptr); }
-  ~TempDir() {
+  RequeueScratch() { REQUIRE(mkdtemp(path.data()) != nullptr); }
+  ~RequeueScratch() {
     std::error_code ignored;
     std::filesystem::remove_all(path, ignored);
   }
@@ -90,7 +90,7 @@ TEST_CASE("requeue: a notice creates the checkpoint file and sets the grace") {
     // All exited 0 but no job: nothing to run, the exit code stays.
     CHECK(handler.finish(0, false, {}) == 0);
     CHECK(handler.finish(143, false, {{"SLURM_JOB_ID", "42"}}) == 143);  // failed: no scontrol
-    CHECK(handler.finish(0, true, {{"SLURM_JOB_ID", "42"}}) == 0);  // overran: no scontrol
+    CHECK(handler.finish(0, true, {{"SLURM_JOB_ID", "42"}}) == 0);       // overran: no scontrol
   }
   SUBCASE("without it: forwarded, the file created, and the run goes on") {
     exec::PreemptionHandler handler(settings, file);
@@ -123,7 +123,7 @@ TEST_CASE("requeue: checkpoint file names start with the run's and end in 128 ra
 }
 
 TEST_CASE("requeue: the checkpoint file is created once, never through a symlink") {
-  TempDir dir;
+  RequeueScratch dir;
   const std::string file = dir.file("notice");
   CHECK(proc::create_checkpoint_file(file));
   CHECK(proc::create_checkpoint_file(file));  // a second notice finds the first one's file
@@ -135,7 +135,7 @@ TEST_CASE("requeue: the checkpoint file is created once, never through a symlink
 
 TEST_CASE("requeue: a checkpoint file another user planted is not adopted" *
           doctest::skip(geteuid() != 0)) {
-  TempDir dir;
+  RequeueScratch dir;
   const std::string file = dir.file("notice");
   std::ofstream(file).put('\n');
   REQUIRE(chown(file.c_str(), 65534, 65534) == 0);

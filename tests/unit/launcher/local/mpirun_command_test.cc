@@ -9,7 +9,7 @@ namespace local = hvd::launcher::local;
 
 namespace {
 
-bool has(const std::vector<std::string>& argv, const std::string& word) {
+bool has_word(const std::vector<std::string>& argv, const std::string& word) {
   return std::find(argv.begin(), argv.end(), word) != argv.end();
 }
 
@@ -45,10 +45,10 @@ TEST_CASE("mpirun_command: np, tags, exported variables, then the program untouc
 }
 
 TEST_CASE("mpirun_command: --allow-run-as-root only as root, --oversubscribe only past the cores") {
-  CHECK(has(local::build_mpirun_command(request(4, 8, true)), "--allow-run-as-root"));
-  CHECK_FALSE(has(local::build_mpirun_command(request(4, 8, false)), "--allow-run-as-root"));
-  CHECK_FALSE(has(local::build_mpirun_command(request(8, 8, false)), "--oversubscribe"));
-  CHECK(has(local::build_mpirun_command(request(9, 8, false)), "--oversubscribe"));
+  CHECK(has_word(local::build_mpirun_command(request(4, 8, true)), "--allow-run-as-root"));
+  CHECK_FALSE(has_word(local::build_mpirun_command(request(4, 8, false)), "--allow-run-as-root"));
+  CHECK_FALSE(has_word(local::build_mpirun_command(request(8, 8, false)), "--oversubscribe"));
+  CHECK(has_word(local::build_mpirun_command(request(9, 8, false)), "--oversubscribe"));
 }
 
 TEST_CASE("mpirun_command: hvdrun's binding becomes mpirun's --bind-to") {

@@ -13,9 +13,14 @@ using nlohmann::json;
 namespace {
 
 json node(const std::string& host, double memory, double intra = -1) {
-  json n = {{"host", host},           {"ranks", {0, 1}},        {"gpus", 0},
-            {"gpu_model", "no CUDA"}, {"missing_nics", json::array()},
-            {"clock_offset_ms", 0.1}, {"clock_rtt_ms", 1.0},    {"memory_gbps", memory},
+  json n = {{"host", host},
+            {"ranks", {0, 1}},
+            {"gpus", 0},
+            {"gpu_model", "no CUDA"},
+            {"missing_nics", json::array()},
+            {"clock_offset_ms", 0.1},
+            {"clock_rtt_ms", 1.0},
+            {"memory_gbps", memory},
             {"intra", nullptr}};
   if (intra >= 0) n["intra"] = {{"latency_us", 20}, {"busbw_gbps", intra}, {"bytes", 4194304}};
   return n;
@@ -25,17 +30,20 @@ json link(const std::string& a, const std::string& b, double busbw, double laten
   return {{"a", a}, {"b", b}, {"busbw_gbps", busbw}, {"latency_us", latency}, {"bytes", 4194304}};
 }
 
-json report(json nodes, json links) {
-  return {{"tool", "hvd-preflight"}, {"version", 1}, {"seconds", 3.5},
+json preflight_report(json nodes, json links) {
+  return {{"tool", "hvd-preflight"},
+          {"version", 1},
+          {"seconds", 3.5},
           {"all", {{"latency_us", 80}, {"busbw_gbps", 1.0}, {"bytes", 4194304}}},
-          {"nodes", std::move(nodes)}, {"links", std::move(links)}};
+          {"nodes", std::move(nodes)},
+          {"links", std::move(links)}};
 }
 
 // Four nodes in a ring: node3's two links are slow, the others' are not.
 json ring_with_slow_node3() {
-  return report({node("n1", 10), node("n2", 10), node("n3", 10), node("n4", 10)},
-                {link("n1", "n2", 1.0), link("n2", "n3", 0.3), link("n3", "n4", 0.3),
-                 link("n4", "n1", 1.0)});
+  return preflight_report(
+      {node("n1", 10), node("n2", 10), node("n3", 10), node("n4", 10)},
+      {link("n1", "n2", 1.0), link("n2", "n3", 0.3), link("n3", "n4", 0.3), link("n4", "n1", 1.0)});
 }
 
 }  // namespace
@@ -48,8 +56,8 @@ TEST_CASE("median: odd count takes the middle, even the mean of the two middle, 
 
 TEST_CASE("judge: a uniform cluster flags nothing") {
   const auto v = preflight::judge(
-      report({node("n1", 10, 5), node("n2", 10.5, 5.2), node("n3", 9.8, 4.9)},
-             {link("n1", "n2", 1), link("n2", "n3", 1.1), link("n3", "n1", 0.95)}),
+      preflight_report({node("n1", 10, 5), node("n2", 10.5, 5.2), node("n3", 9.8, 4.9)},
+                       {link("n1", "n2", 1), link("n2", "n3", 1.1), link("n3", "n1", 0.95)}),
       0.7, {});
   CHECK_FALSE(v.anything_flagged());
   CHECK(v.flagged_hosts.empty());
@@ -78,7 +86,7 @@ TEST_CASE("judge: slow memory, slow shared memory, a missing NIC, no GPU, a wron
                 node("gpu04", 10, 5), node("gpu05", 10, 5)};
   nodes[3]["missing_nics"] = {"hsn1"};
   nodes[4]["clock_offset_ms"] = 900.0;
-  const auto v = preflight::judge(report(nodes, json::array()), 0.7, {});
+  const auto v = preflight::judge(preflight_report(nodes, json::array()), 0.7, {});
   CHECK(v.flagged_hosts == std::vector<std::string>{"gpu02", "gpu03", "gpu04", "gpu05"});
   CHECK(v.nodes[1].reasons.at(0).find("memory") == 0);
   CHECK(v.nodes[2].reasons.at(0).find("intra-node busbw") == 0);
@@ -87,26 +95,29 @@ TEST_CASE("judge: slow memory, slow shared memory, a missing NIC, no GPU, a wron
   CHECK(hvd::launcher::slurm::compress_hostlist(v.flagged_hosts) == "gpu[02-05]");
 
   // With a profile that has 4 GPUs per node, a node that sees none is flagged too.
-  const auto with_gpus = preflight::judge(report(json::array({node("a1", 10)}), json::array()), 0.7, {4, ""});
+  const auto with_gpus = preflight::judge(
+      preflight_report(json::array({node("a1", 10)}), json::array()), 0.7, {4, ""});
   CHECK(with_gpus.nodes[0].reasons.at(0) == "no GPU visible (profile: 4 per node)");
   json no_driver = node("a1", 10);
   no_driver["gpu_model"] = "CUDA driver version is insufficient for CUDA runtime version";
-  const auto why = preflight::judge(report(json::array({no_driver}), json::array()), 0.7, {4, ""});
+  const auto why =
+      preflight::judge(preflight_report(json::array({no_driver}), json::array()), 0.7, {4, ""});
   CHECK(why.nodes[0].reasons.at(0) ==
         "no GPU visible (profile: 4 per node; CUDA driver version is insufficient for CUDA "
         "runtime version)");
 }
 
 TEST_CASE("judge: one slow link between two nodes names the link, not a node") {
-  const auto v = preflight::judge(
-      report({node("n1", 10), node("n2", 10)}, {link("n1", "n2", 1), link("n1", "n2", 0.1)}), 0.7,
-      {});
+  const auto v = preflight::judge(preflight_report({node("n1", 10), node("n2", 10)},
+                                                   {link("n1", "n2", 1), link("n1", "n2", 0.1)}),
+                                  0.7, {});
   CHECK(v.flagged_hosts.empty());
   CHECK(v.anything_flagged());
   // A slow latency alone flags a link: 300 us > median 175 us / 0.7.
-  const auto lat = preflight::judge(
-      report({node("n1", 10), node("n2", 10)}, {link("n1", "n2", 1, 50), link("n1", "n2", 1, 300)}),
-      0.7, {});
+  const auto lat =
+      preflight::judge(preflight_report({node("n1", 10), node("n2", 10)},
+                                        {link("n1", "n2", 1, 50), link("n1", "n2", 1, 300)}),
+                       0.7, {});
   CHECK(lat.links[1].reasons.at(0).find("latency 300.0 us") == 0);
 }
 
@@ -126,7 +137,8 @@ TEST_CASE("to_json: flags and reasons for every node and link") {
   CHECK(j["links"][1]["flagged"] == true);
 }
 
-TEST_CASE("judge: a GPU that is not the profile's model flags its node, case and vendor prefix aside") {
+TEST_CASE(
+    "judge: a GPU that is not the profile's model flags its node, case and vendor prefix aside") {
   json a100 = node("g1", 10);
   a100["gpus"] = 2;
   a100["gpu_model"] = "NVIDIA A100-SXM4-40GB";
@@ -134,13 +146,14 @@ TEST_CASE("judge: a GPU that is not the profile's model flags its node, case and
   json v100 = a100;
   v100["host"] = "g2";
   v100["gpu_model"] = "Tesla V100-SXM2-16GB";
-  const auto v = preflight::judge(report({a100, v100}, json::array()), 0.7, {4, "a100"});
+  const auto v = preflight::judge(preflight_report({a100, v100}, json::array()), 0.7, {4, "a100"});
   CHECK(v.nodes[0].reasons.empty());
   REQUIRE(v.nodes[1].reasons.size() == 1);
   CHECK(v.nodes[1].reasons[0] == "GPU model 'Tesla V100-SXM2-16GB', profile: 'a100'");
   CHECK(v.flagged_hosts == std::vector<std::string>{"g2"});
   // No model in the profile: any model passes.
-  CHECK_FALSE(preflight::judge(report({a100, v100}, json::array()), 0.7, {4, ""}).anything_flagged());
+  CHECK_FALSE(preflight::judge(preflight_report({a100, v100}, json::array()), 0.7, {4, ""})
+                  .anything_flagged());
 }
 
 TEST_CASE("judge: two ranks of a node bound to one GPU flag it, naming the ranks and the GPU") {
@@ -154,7 +167,8 @@ TEST_CASE("judge: two ranks of a node bound to one GPU flag it, naming the ranks
   distinct["gpu_ids"] = {"0000:07:00.0", "0000:0f:00.0", "0000:47:00.0"};
   json none = node("g3", 10);  // no GPUs: empty ids are never "shared"
   none["gpu_ids"] = {"", ""};
-  const auto v = preflight::judge(report({shared, distinct, none}, json::array()), 0.7, {});
+  const auto v =
+      preflight::judge(preflight_report({shared, distinct, none}, json::array()), 0.7, {});
   REQUIRE(v.nodes[0].reasons.size() == 1);
   CHECK(v.nodes[0].reasons[0] == "ranks 4 and 6 share GPU 0000:07:00.0");
   CHECK(v.nodes[1].reasons.empty());
@@ -174,15 +188,16 @@ TEST_CASE("judge: the NVIDIA driver's GPU count against the profile's, unknown i
   json no_driver_info = lost;  // an older report, or no /proc/driver/nvidia
   no_driver_info["host"] = "g3";
   no_driver_info.erase("node_gpus");
-  const auto v = preflight::judge(report({lost, whole, no_driver_info}, json::array()), 0.7, {4, ""});
+  const auto v = preflight::judge(preflight_report({lost, whole, no_driver_info}, json::array()),
+                                  0.7, {4, ""});
   REQUIRE(v.nodes[0].reasons.size() == 1);
   CHECK(v.nodes[0].reasons[0] == "3 GPUs on the node (NVIDIA driver), profile: 4");
   CHECK(v.nodes[1].reasons.empty());
   CHECK(v.nodes[2].reasons.empty());
   CHECK(v.flagged_hosts == std::vector<std::string>{"g1"});
   // A profile without GPUs judges no count.
-  CHECK_FALSE(
-      preflight::judge(report(json::array({lost}), json::array()), 0.7, {}).anything_flagged());
+  CHECK_FALSE(preflight::judge(preflight_report(json::array({lost}), json::array()), 0.7, {})
+                  .anything_flagged());
 }
 
 // Every value of a report replaced with each other JSON type, and numbers with huge ones
@@ -191,8 +206,8 @@ TEST_CASE("judge: the NVIDIA driver's GPU count against the profile's, unknown i
 // JSON pointer; "bytes" and "version" it does not read.
 TEST_CASE("judge: every mistyped field of a report is a config error naming the field") {
   // json::array(): a braced list of one json is an array to gcc but a copy to clang.
-  const json valid = report(json::array({node("n1", 10, 5), node("n2", 10)}),
-                            json::array({link("n1", "n2", 1.0)}));
+  const json valid = preflight_report(json::array({node("n1", 10, 5), node("n2", 10)}),
+                                      json::array({link("n1", "n2", 1.0)}));
   REQUIRE_NOTHROW(preflight::judge(valid, 0.7, {}));
   for (const hvd::test::JsonMutation& m : hvd::test::json_mutations(valid)) {
     CAPTURE(m.pointer);

@@ -28,7 +28,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-std::string error_of(const std::function<void()>& action) {
+std::string catalog_error_of(const std::function<void()>& action) {
   try {
     action();
   } catch (const hvd::Error& e) {
@@ -113,13 +113,13 @@ TEST_CASE("profile catalog: find by name, by path, and extends through the searc
   const std::string local = profile::find_profile("local", env_with(kFirst)).source;
   CHECK((local.empty() || ends_with(local, "/site-profiles/local.yaml")));
 
-  const std::string unknown = error_of([&] { profile::find_profile("nope", env); });
+  const std::string unknown = catalog_error_of([&] { profile::find_profile("nope", env); });
   CHECK(unknown.rfind("unknown site profile 'nope' (known: alpha, ", 0) == 0);
   for (const char* name : {" beta,", " gamma,", " kid,", " local"}) {
     CHECK(unknown.find(name) != std::string::npos);
   }
   CHECK(unknown.find("searched: " + kFirst + ", " + kSecond) != std::string::npos);
-  CHECK(error_of([&] {
+  CHECK(catalog_error_of([&] {
           profile::find_profile("missing.yaml", env);
         }).rfind("missing.yaml: cannot read: ", 0) == 0);
 }
@@ -136,7 +136,7 @@ TEST_CASE("profile catalog: detection by cluster name first, then by full hostna
   CHECK(profile::detect_profile(env, "shared-host") == "beta");          // first in search order
   CHECK(profile::detect_profile(env, "alpha-login3x") == std::nullopt);  // full match only
   CHECK(profile::detect_profile(env, "nomatch") == std::nullopt);
-  CHECK(error_of([&] { profile::detect_profile(env_with(kCatalog + "/broken"), "x"); }) ==
+  CHECK(catalog_error_of([&] { profile::detect_profile(env_with(kCatalog + "/broken"), "x"); }) ==
         kCatalog + "/broken/broken.yaml:3:9: node.gpus: expected an integer, got 'many'");
 }
 

@@ -50,12 +50,13 @@ std::string read_text(const std::string& path) {
 }
 
 // A folder of generated profiles, removed at the end of the test.
-class TempDir {
+class ProfileScratch {
  public:
-  TempDir() : dir_(fs::temp_directory_path() / ("hvd_profile_test_" + std::to_string(getpid()))) {
+  ProfileScratch()
+      : dir_(fs::temp_directory_path() / ("hvd_profile_test_" + std::to_string(getpid()))) {
     fs::create_directories(dir_);
   }
-  ~TempDir() { fs::remove_all(dir_); }
+  ~ProfileScratch() { fs::remove_all(dir_); }
   std::string write(const std::string& stem, const std::string& text) const {
     std::string path = (dir_ / (stem + ".yaml")).string();
     std::ofstream(path) << text;
@@ -234,7 +235,7 @@ const BadCase kBadCases[] = {
 }  // namespace
 
 TEST_CASE("profile loader: every validation error names file, line, column and key path") {
-  const TempDir dir;
+  const ProfileScratch dir;
   for (const BadCase& c : kBadCases) {
     CAPTURE(c.stem);
     const std::string path = dir.write(c.stem, c.yaml);
@@ -243,7 +244,7 @@ TEST_CASE("profile loader: every validation error names file, line, column and k
 }
 
 TEST_CASE("profile loader: a bad regex and malformed YAML are located too") {
-  const TempDir dir;
+  const ProfileScratch dir;
   const std::string regex =
       dir.write("bad_regex",
                 "name: bad_regex\nnode: {gpus: 0}\ndetect:\n  hostname_patterns: [\"nid[0-9\"]\n");
@@ -262,7 +263,7 @@ TEST_CASE("profile loader: a bad regex and malformed YAML are located too") {
 
 // Issue 10: nine levels of nine aliases (407 bytes) took 32.8 s and 2.9 GB in record_all.
 TEST_CASE("profile loader: YAML anchors and aliases are refused where they are written") {
-  const TempDir dir;
+  const ProfileScratch dir;
   std::string bomb =
       "name: bomb\nnode: {gpus: 0}\ndescription: x\nl0: &a0 [x, x, x, x, x, x, x, x, x]\n";
   for (int i = 1; i < 9; ++i) {
@@ -283,7 +284,7 @@ TEST_CASE("profile loader: YAML anchors and aliases are refused where they are w
 }
 
 TEST_CASE("profile loader: a single-word container string is one word") {
-  const TempDir dir;
+  const ProfileScratch dir;
   const std::string path =
       dir.write("one_word", "name: one_word\nnode: {gpus: 0}\nsetup: {container: wrapper.sh}\n");
   const profile::SiteProfile p = profile::load_profile_file(path, sibling_resolver(kChain));
@@ -291,7 +292,7 @@ TEST_CASE("profile loader: a single-word container string is one word") {
 }
 
 TEST_CASE("profile loader: a valid file gives every field") {
-  const TempDir dir;
+  const ProfileScratch dir;
   const std::string path = dir.write("full", R"(name: full
 description: "all keys"
 detect: {cluster_names: [c1], hostname_patterns: ["h[0-9]+"]}

@@ -32,7 +32,7 @@ std::string step_error(const EnvMap& env) {
   return "";
 }
 
-bool contains(const std::string& haystack, const std::string& needle) {
+bool text_contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
@@ -167,7 +167,7 @@ TEST_CASE("allocation: missing or malformed variables are SchedulerErrors naming
     CAPTURE(bad.why);
     const std::string message = allocation_error(bad.env);
     CAPTURE(message);
-    CHECK(contains(message, bad.why));
+    CHECK(text_contains(message, bad.why));
   }
 }
 
@@ -249,6 +249,6 @@ TEST_CASE("step task: missing, malformed or inconsistent variables are Scheduler
     CAPTURE(bad.why);
     const std::string message = step_error(bad.env);
     CAPTURE(message);
-    CHECK(contains(message, bad.why));
+    CHECK(text_contains(message, bad.why));
   }
 }

@@ -12,7 +12,7 @@ using Counts = std::vector<int>;
 
 namespace {
 // The message expand_task_counts() throws for `text`, or "" if it accepts it.
-std::string expand_error(const std::string& text) {
+std::string task_expand_error(const std::string& text) {
   try {
     slurm::expand_task_counts(text);
   } catch (const hvd::SchedulerError& e) {
@@ -44,12 +44,12 @@ TEST_CASE("task_counts: malformed text is a SchedulerError quoting it") {
         ",1",    "2 (x3)", "2(x3) ,1", "2(x 3)", "99999999999", "1(x99999999999)",
         "1.5",   "2(x3)x"}) {
     CAPTURE(bad);
-    const std::string message = expand_error(bad);
+    const std::string message = task_expand_error(bad);
     CHECK(message.find("per-node count list '" + bad + "'") != std::string::npos);
     CHECK(message.find("is not c or c(x#)") != std::string::npos);
   }
-  CHECK(expand_error("1(x65537)").find("more than 65536 entries") != std::string::npos);
-  CHECK(expand_error("1(x65536),1").find("more than 65536 entries") != std::string::npos);
+  CHECK(task_expand_error("1(x65537)").find("more than 65536 entries") != std::string::npos);
+  CHECK(task_expand_error("1(x65536),1").find("more than 65536 entries") != std::string::npos);
   CHECK_THROWS_AS(slurm::expand_task_counts("2(x)"), hvd::SchedulerError);
 }
 

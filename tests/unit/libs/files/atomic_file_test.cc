@@ -18,14 +18,14 @@ using hvd::files::write_file_atomically;
 
 namespace {
 
-struct TempDir {
+struct AtomicFileScratch {
   fs::path path;
-  TempDir() {
+  AtomicFileScratch() {
     std::string tmpl = (fs::temp_directory_path() / "hvd-atomic-XXXXXX").string();
     REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
     path = tmpl;
   }
-  ~TempDir() { fs::remove_all(path); }
+  ~AtomicFileScratch() { fs::remove_all(path); }
   size_t entries() const {
     return static_cast<size_t>(std::distance(fs::directory_iterator(path), {}));
   }
@@ -41,18 +41,22 @@ std::string slurp(const fs::path& p) {
 }  // namespace
 
 TEST_CASE("atomic file: writes the whole content and leaves no temporary file") {
-  TempDir dir;
+  AtomicFileScratch dir;
   const fs::path target = dir.path / "out.txt";
   write_file_atomically(target.string(), "hello\n");
   CHECK(slurp(target) == "hello\n");
   CHECK(dir.entries() == 1);
   struct stat st {};
   REQUIRE(::stat(target.c_str(), &st) == 0);
-  CHECK((st.st_mode & 0777) == (0644 & ~[] { const mode_t m = ::umask(022); ::umask(m); return m; }()));
+  CHECK((st.st_mode & 0777) == (0644 & ~[] {
+          const mode_t m = ::umask(022);
+          ::umask(m);
+          return m;
+        }()));
 }
 
 TEST_CASE("atomic file: a planted symlink is replaced, never written through") {
-  TempDir dir;
+  AtomicFileScratch dir;
   const fs::path victim = dir.path / "victim";
   write_file_atomically(victim.string(), "precious", 0600);
   const fs::path target = dir.path / "report.json";
@@ -64,7 +68,7 @@ TEST_CASE("atomic file: a planted symlink is replaced, never written through") {
 }
 
 TEST_CASE("atomic file: nothing appears when the writer is dropped before commit") {
-  TempDir dir;
+  AtomicFileScratch dir;
   const fs::path target = dir.path / "ckpt.bin";
   {
     AtomicFile f(target.string());
@@ -76,7 +80,7 @@ TEST_CASE("atomic file: nothing appears when the writer is dropped before commit
 }
 
 TEST_CASE("atomic file: an old file stays until the new one is committed") {
-  TempDir dir;
+  AtomicFileScratch dir;
   const fs::path target = dir.path / "a";
   write_file_atomically(target.string(), "old");
   AtomicFile f(target.string());
@@ -87,7 +91,7 @@ TEST_CASE("atomic file: an old file stays until the new one is committed") {
 }
 
 TEST_CASE("atomic file: a missing directory is a ConfigError naming the path") {
-  TempDir dir;
+  AtomicFileScratch dir;
   const std::string target = (dir.path / "no" / "such" / "file").string();
   try {
     write_file_atomically(target, "x");
@@ -100,10 +104,12 @@ TEST_CASE("atomic file: a missing directory is a ConfigError naming the path") {
 
 TEST_CASE("atomic file: an existing directory is named as one, and no file is left in it") {
   // `hvdrun sbatch -o /tmp` said "cannot rename a file onto: Is a directory" after writing.
-  TempDir dir;
+  AtomicFileScratch dir;
   CHECK_THROWS_WITH_AS(write_file_atomically(dir.path.string(), "x"),
-                       ("'" + dir.path.string() + "' names a directory, not a file; name a file "
-                        "in it").c_str(),
+                       ("'" + dir.path.string() +
+                        "' names a directory, not a file; name a file "
+                        "in it")
+                           .c_str(),
                        hvd::ConfigError);
   CHECK(std::filesystem::is_empty(dir.path));
 }

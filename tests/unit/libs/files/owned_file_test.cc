@@ -23,14 +23,14 @@ namespace {
 
 constexpr uid_t kNobody = 65534;
 
-struct TempDir {
+struct OwnedFileScratch {
   fs::path path;
-  TempDir() {
+  OwnedFileScratch() {
     std::string tmpl = (fs::temp_directory_path() / "hvd-owned-XXXXXX").string();
     REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
     path = tmpl;
   }
-  ~TempDir() { fs::remove_all(path); }
+  ~OwnedFileScratch() { fs::remove_all(path); }
   std::string file(const std::string& name, const std::string& text) const {
     const std::string p = (path / name).string();
     std::ofstream(p) << text;
@@ -50,14 +50,14 @@ std::string refusal(const std::string& path, size_t max_bytes) {
 }  // namespace
 
 TEST_CASE("read_owned_file: the user's own regular file is read whole") {
-  TempDir dir;
+  OwnedFileScratch dir;
   CHECK(read_owned_file(dir.file("r.json", "{\"a\": 1}\n"), 64) == "{\"a\": 1}\n");
   CHECK(read_owned_file(dir.file("empty", ""), 0).empty());
   CHECK(read_owned_file(dir.file("exact", "12345"), 5) == "12345");
 }
 
 TEST_CASE("read_owned_file: a FIFO is refused at once, not waited on") {
-  TempDir dir;
+  OwnedFileScratch dir;
   const std::string fifo = (dir.path / "t.rank1.bin").string();
   REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
   const auto start = std::chrono::steady_clock::now();
@@ -66,7 +66,7 @@ TEST_CASE("read_owned_file: a FIFO is refused at once, not waited on") {
 }
 
 TEST_CASE("read_owned_file: a symlink is refused, even to the user's own file") {
-  TempDir dir;
+  OwnedFileScratch dir;
   const std::string target = dir.file("real", "secret");
   const std::string link = (dir.path / "link").string();
   REQUIRE(symlink(target.c_str(), link.c_str()) == 0);
@@ -75,14 +75,14 @@ TEST_CASE("read_owned_file: a symlink is refused, even to the user's own file") 
 
 TEST_CASE("read_owned_file: a file of another uid is refused" * doctest::skip(geteuid() != 0)) {
   // Only root can give a file away; elsewhere the case is skipped, not faked.
-  TempDir dir;
+  OwnedFileScratch dir;
   const std::string planted = dir.file("report.json", "{}");
   REQUIRE(chown(planted.c_str(), kNobody, kNobody) == 0);
   CHECK(refusal(planted, 64).find("belongs to uid 65534, not to you (uid 0)") != std::string::npos);
 }
 
 TEST_CASE("read_owned_file: the size bound holds, for a sparse file too") {
-  TempDir dir;
+  OwnedFileScratch dir;
   CHECK(refusal(dir.file("six", "123456"), 5) ==
         (dir.path / "six").string() + ": not read: 6 bytes, more than the 5 expected here");
   const std::string sparse = dir.file("sparse", "");
@@ -91,14 +91,14 @@ TEST_CASE("read_owned_file: the size bound holds, for a sparse file too") {
 }
 
 TEST_CASE("read_owned_file: a folder or a missing name is refused with the name") {
-  TempDir dir;
+  OwnedFileScratch dir;
   CHECK(refusal(dir.path.string(), 64).find("it is a folder") != std::string::npos);
   CHECK(refusal((dir.path / "absent").string(), 64).find("absent: cannot open: No such file") !=
         std::string::npos);
 }
 
 TEST_CASE("read_owned_file_at: names are looked up in the folder opened once") {
-  TempDir dir;
+  OwnedFileScratch dir;
   dir.file("report.json", "42");
   const int fd = open(dir.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   REQUIRE(fd >= 0);

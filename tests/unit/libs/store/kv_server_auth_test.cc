@@ -18,6 +18,7 @@
 #include "auth/handshake.h"
 #include "auth/run_secret.h"
 #include "hvd/error.h"
+#include "kv_test_peer.h"
 #include "net/socket.h"
 #include "store/kv_client.h"
 #include "store/kv_protocol.h"
@@ -27,20 +28,10 @@ namespace net = hvd::net;
 namespace store = hvd::store;
 namespace auth = hvd::auth;
 using std::chrono::milliseconds;
+using namespace hvd::test::kv;  // NOLINT: the shared helpers, by their short names
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-constexpr milliseconds kLong(20000);  // liveness bound: never reached when things work
-
-const auth::RunSecret& secret() {
-  static const auth::RunSecret s = auth::RunSecret::generate();
-  return s;
-}
-
-store::KvClient client_of(const store::KvServer& server) {
-  return store::KvClient("127.0.0.1", server.port(), secret(), kLong);
-}
 
 // Reads the 40-byte challenge a fresh connection gets, as any peer would.
 net::Fd unauthenticated(const store::KvServer& server) {
@@ -69,11 +60,6 @@ bool eventually(Pred pred) {
     std::this_thread::sleep_for(milliseconds(5));  // polling a condition, not a delay
   }
   return true;
-}
-
-void send_frame(const net::Fd& fd, const store::Request& r) {
-  const std::string frame = store::encode_request(r);
-  net::write_all(fd.get(), frame.data(), frame.size());
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "auth/run_secret.h"
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
+#include "kv_test_peer.h"
 #include "net/socket.h"
 #include "store/kv_client.h"
 #include "store/kv_protocol.h"
@@ -24,20 +25,11 @@
 namespace net = hvd::net;
 namespace store = hvd::store;
 using std::chrono::milliseconds;
+using namespace hvd::test::kv;  // NOLINT: the shared helpers, by their short names
 
 namespace {
 
-constexpr milliseconds kLong(20000);  // liveness bound: never reached when things work
-constexpr milliseconds kShort(200);   // a timeout that is meant to expire
-
-const hvd::auth::RunSecret& secret() {
-  static const hvd::auth::RunSecret s = hvd::auth::RunSecret::generate();
-  return s;
-}
-
-store::KvClient client_of(const store::KvServer& server) {
-  return store::KvClient("127.0.0.1", server.port(), secret(), kLong);
-}
+constexpr milliseconds kShort(200);  // a timeout that is meant to expire
 
 // A raw, authenticated connection for speaking (bad) protocol by hand.
 net::Fd raw_connection(const store::KvServer& server) {
@@ -45,11 +37,6 @@ net::Fd raw_connection(const store::KvServer& server) {
   hvd::auth::prove_as_initiator(fd.get(), secret(), store::kAuthPurpose,
                                 std::chrono::steady_clock::now() + kLong);
   return fd;
-}
-
-void send_frame(const net::Fd& fd, const store::Request& r) {
-  const std::string frame = store::encode_request(r);
-  net::write_all(fd.get(), frame.data(), frame.size());
 }
 
 // Runs fn on a thread; checks that it finishes within the liveness bound.
@@ -253,7 +240,8 @@ std::future<bool> serve_mute(const net::Fd& listener) {
                                                  std::chrono::steady_clock::now() + kLong);
     char byte;
     try {
-      while (ok && net::read_exact(conn.get(), &byte, 1, std::chrono::steady_clock::now() + kLong)) {
+      while (ok &&
+             net::read_exact(conn.get(), &byte, 1, std::chrono::steady_clock::now() + kLong)) {
       }
     } catch (const hvd::Error&) {
       // reset by the client: just as closed

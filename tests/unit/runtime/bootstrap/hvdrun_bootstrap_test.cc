@@ -20,8 +20,8 @@ using std::chrono::milliseconds;
 
 namespace {
 
-constexpr milliseconds kLong(20000);  // liveness bound, never reached when things work
-constexpr milliseconds kShort(300);   // meant to expire
+constexpr milliseconds kBootstrapBound(20000);   // liveness bound, never reached when things work
+constexpr milliseconds kBootstrapExpiring(300);  // meant to expire
 
 // The run's secret, as hvdrun draws one per run.
 const hvd::auth::RunSecret& run_secret() {
@@ -65,15 +65,17 @@ TEST_CASE("hvdrun bootstrap: 4 ranks get their world and share the store") {
   std::vector<boot::WorldInfo> worlds(kSize);
   std::vector<std::string> neighbour(kSize), second_round(kSize);
   const auto errors = hvd::test::run_ranks(kSize, [&](int r) {
-    boot::Bootstrapped b = boot::bootstrap(rank_env(server, r, kSize, "run1"), options(kLong));
+    boot::Bootstrapped b =
+        boot::bootstrap(rank_env(server, r, kSize, "run1"), options(kBootstrapBound));
     worlds[r] = b.world;
     b.store->set("addr/" + std::to_string(r), "10.0.0." + std::to_string(r));
-    b.store->barrier("after-set", kLong);
-    neighbour[r] = b.store->get("addr/" + std::to_string((r + 1) % kSize), kLong);
-    b.store->barrier("again", kLong);  // a second barrier, and a barrier name used twice
-    b.store->barrier("again", kLong);
+    b.store->barrier("after-set", kBootstrapBound);
+    neighbour[r] = b.store->get("addr/" + std::to_string((r + 1) % kSize), kBootstrapBound);
+    b.store->barrier("again", kBootstrapBound);  // a second barrier, and a barrier name used twice
+    b.store->barrier("again", kBootstrapBound);
     if (r == 3) b.store->set("late", "from 3");
-    second_round[r] = b.store->get("late", kLong);  // hvdrun's store waits for a later set
+    second_round[r] =
+        b.store->get("late", kBootstrapBound);  // hvdrun's store waits for a later set
   });
   for (int r = 0; r < kSize; ++r) {
     INFO("rank " << r);
@@ -96,7 +98,8 @@ TEST_CASE("hvdrun bootstrap: local and cross ranks from host names when hvdrun o
   hvd::store::KvServer server("127.0.0.1", 0, run_secret());
   std::vector<boot::WorldInfo> w(kSize);
   const auto errors = hvd::test::run_ranks(kSize, [&](int r) {
-    w[r] = boot::bootstrap(rank_env(server, r, kSize, "run2", hosts), options(kLong)).world;
+    w[r] =
+        boot::bootstrap(rank_env(server, r, kSize, "run2", hosts), options(kBootstrapBound)).world;
   });
   for (int r = 0; r < kSize; ++r) CHECK(hvd::test::what_of(errors[r]) == "");
   const auto local_rank = [&w](int r) { return w[r].local_rank; };
@@ -115,15 +118,16 @@ TEST_CASE("hvdrun bootstrap: a missing rank makes get and barrier time out with 
   hvd::store::KvServer server("127.0.0.1", 0, run_secret());
   std::vector<std::string> barrier_error(3), get_error(3);
   const auto errors = hvd::test::run_ranks(3, [&](int r) {  // rank 3 of 4 never starts
-    boot::Bootstrapped b = boot::bootstrap(rank_env(server, r, 4, "run3"), options(kLong));
+    boot::Bootstrapped b =
+        boot::bootstrap(rank_env(server, r, 4, "run3"), options(kBootstrapBound));
     b.store->set("addr/" + std::to_string(r), "x");
     try {
-      b.store->barrier("everyone", kShort);
+      b.store->barrier("everyone", kBootstrapExpiring);
     } catch (const hvd::TimeoutError& e) {
       barrier_error[r] = e.what();
     }
     try {
-      b.store->get("addr/3", kShort);
+      b.store->get("addr/3", kBootstrapExpiring);
     } catch (const hvd::TimeoutError& e) {
       get_error[r] = e.what();
     }
@@ -143,7 +147,7 @@ TEST_CASE("hvdrun bootstrap: a missing rank while gathering host names fails the
   hvd::store::KvServer server("127.0.0.1", 0, run_secret());
   const std::vector<std::string> hosts = {"a", "a", "b"};
   const auto errors = hvd::test::run_ranks(2, [&](int r) {  // rank 2 of 3 never starts
-    boot::bootstrap(rank_env(server, r, 3, "run4", hosts), options(kShort));
+    boot::bootstrap(rank_env(server, r, 3, "run4", hosts), options(kBootstrapExpiring));
   });
   for (const auto& e : errors) {
     CHECK_THROWS_AS(std::rethrow_exception(e), hvd::TimeoutError);
@@ -161,11 +165,11 @@ TEST_CASE("hvdrun bootstrap: runs sharing a server do not see each other's keys"
   hvd::store::KvServer server("127.0.0.1", 0, run_secret());
   std::vector<std::string> seen(2);
   const auto errors = hvd::test::run_ranks(2, [&](int i) {  // two 1-rank runs
-    boot::Bootstrapped b =
-        boot::bootstrap(rank_env(server, 0, 1, "run-" + std::to_string(i)), options(kLong));
+    boot::Bootstrapped b = boot::bootstrap(rank_env(server, 0, 1, "run-" + std::to_string(i)),
+                                           options(kBootstrapBound));
     b.store->set("k", "mine " + std::to_string(i));
-    b.store->barrier("b", kLong);
-    seen[i] = b.store->get("k", kLong);
+    b.store->barrier("b", kBootstrapBound);
+    seen[i] = b.store->get("k", kBootstrapBound);
   });
   CHECK(hvd::test::what_of(errors[0]) == "");
   CHECK(seen == std::vector<std::string>{"mine 0", "mine 1"});
@@ -175,12 +179,12 @@ TEST_CASE("hvdrun bootstrap: malformed variables are ConfigErrors naming them") 
   hvd::store::KvServer server("127.0.0.1", 0, run_secret());
   EnvMap env = rank_env(server, 0, 2, "run5");
   env["HOROVOD_RANK"] = "2";
-  CHECK_THROWS_WITH_AS(boot::bootstrap(env, options(kShort)),
+  CHECK_THROWS_WITH_AS(boot::bootstrap(env, options(kBootstrapExpiring)),
                        doctest::Contains("HOROVOD_RANK='2' is out of range [0, 1]"),
                        hvd::ConfigError);
   env = rank_env(server, 0, 2, "run5");
   env["HOROVOD_LOCAL_SIZE"] = "x";
-  CHECK_THROWS_WITH_AS(boot::HvdrunBootstrap().start(env, options(kShort)),
+  CHECK_THROWS_WITH_AS(boot::HvdrunBootstrap().start(env, options(kBootstrapExpiring)),
                        "HOROVOD_LOCAL_SIZE='x' is not an integer", hvd::ConfigError);
   env = rank_env(server, 0, 1, "run5");
   env["HVD_STORE_PORT"] = "1";  // nothing listens there

@@ -13,7 +13,8 @@ namespace control = hvd::control;
 using control::OpType;
 
 namespace {
-control::Request req(int rank, const std::string& name, OpType type = OpType::kAllreduce) {
+control::Request join_rule_request(int rank, const std::string& name,
+                                   OpType type = OpType::kAllreduce) {
   control::Request r;
   r.rank = rank;
   r.name = name;
@@ -25,8 +26,8 @@ control::Request req(int rank, const std::string& name, OpType type = OpType::kA
 
 TEST_CASE("join_rules: a joined rank completes the tensors it never asked for") {
   control::MessageTable table(3);
-  CHECK_FALSE(table.add(req(0, "a")));
-  CHECK_FALSE(table.add(req(1, "a")));
+  CHECK_FALSE(table.add(join_rule_request(0, "a")));
+  CHECK_FALSE(table.add(join_rule_request(1, "a")));
   CHECK(table.completed_by_joins().empty());
   table.join(2);
   CHECK(table.completed_by_joins() == std::vector<std::string>{"a"});
@@ -35,8 +36,8 @@ TEST_CASE("join_rules: a joined rank completes the tensors it never asked for") 
   CHECK(a.with_joined);
   CHECK(a.counts == std::vector<int64_t>{4});
   // Later tensors complete as soon as the active ranks asked.
-  CHECK_FALSE(table.add(req(1, "b")));
-  CHECK(table.add(req(0, "b")));
+  CHECK_FALSE(table.add(join_rule_request(1, "b")));
+  CHECK(table.add(join_rule_request(0, "b")));
   CHECK(table.take_response("b").with_joined);
   CHECK_FALSE(table.all_joined());
   table.join(0);
@@ -47,18 +48,18 @@ TEST_CASE("join_rules: a joined rank completes the tensors it never asked for") 
   CHECK_FALSE(table.all_joined());
   CHECK(table.last_joined() == -1);
   // Active again: a tensor needs every rank.
-  CHECK_FALSE(table.add(req(0, "c")));
-  CHECK_FALSE(table.add(req(1, "c")));
-  CHECK(table.add(req(2, "c")));
+  CHECK_FALSE(table.add(join_rule_request(0, "c")));
+  CHECK_FALSE(table.add(join_rule_request(1, "c")));
+  CHECK(table.add(join_rule_request(2, "c")));
   CHECK_FALSE(table.take_response("c").with_joined);
 }
 
 TEST_CASE("join_rules: a joined rank that asked anyway contributes its own tensor") {
   control::MessageTable table(2);
-  CHECK_FALSE(table.add(req(1, "own")));
+  CHECK_FALSE(table.add(join_rule_request(1, "own")));
   table.join(1);
   CHECK(table.completed_by_joins().empty());  // rank 0, active, has not asked
-  CHECK(table.add(req(0, "own")));
+  CHECK(table.add(join_rule_request(0, "own")));
   CHECK_FALSE(table.take_response("own").with_joined);
 }
 
@@ -73,7 +74,7 @@ TEST_CASE("join_rules: allreduces of host tensors, every op, run with joined ran
                       OpType::kAlltoall, OpType::kBarrier}) {
     CAPTURE(control::op_type_name(type));
     control::MessageTable table(3);
-    control::Request r = req(0, "x", type);
+    control::Request r = join_rule_request(0, "x", type);
     r.shape = {3, 2};
     table.add(r);
     table.join(1);
@@ -86,14 +87,14 @@ TEST_CASE("join_rules: allreduces of host tensors, every op, run with joined ran
                   resp.error);
   }
   control::MessageTable table(2);
-  control::Request max = req(1, "m");
+  control::Request max = join_rule_request(1, "m");
   max.op = hvd::ReduceOp::kMax;
   table.join(0);
   CHECK(table.add(max));
   const control::Response zeros = table.take_response("m");
   CHECK(zeros.kind == control::Response::Kind::kRun);
   CHECK(zeros.with_joined);
-  control::Request gpu = req(1, "g");
+  control::Request gpu = join_rule_request(1, "g");
   gpu.device = {0};
   CHECK(table.add(gpu));
   CHECK(table.take_response("g").error ==
@@ -115,8 +116,8 @@ TEST_CASE("join_rules: the join fields survive the control codec, and bad joins 
   CHECK(back[0].last_joined_rank == 5);
   CHECK_FALSE(back[0].with_joined);
   CHECK(back[1].with_joined);
-  const auto requests =
-      control::decode_requests(control::encode_requests({req(1, "j", OpType::kJoin)}));
+  const auto requests = control::decode_requests(
+      control::encode_requests({join_rule_request(1, "j", OpType::kJoin)}));
   CHECK(requests.at(0).type == OpType::kJoin);
   control::MessageTable table(2);
   CHECK_THROWS_AS(table.join(2), hvd::BackendError);

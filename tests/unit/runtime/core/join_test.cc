@@ -27,24 +27,24 @@ using hvd::test::FakeChannelHub;
 
 namespace {
 
-void spawn(int size, const std::function<void(int, core::Runtime&)>& body,
-           size_t cache_capacity = 1024) {
+void spawn_joining(int size, const std::function<void(int, core::Runtime&)>& body,
+                   size_t cache_capacity = 1024) {
   core::RuntimeOptions options;
   options.controller.cache_capacity = cache_capacity;
   options.cycle_time = std::chrono::microseconds(200);
   hvd::test::spawn_runtimes(size, options, body);
 }
 
-control::Request req(const std::string& name, control::OpType type, DataType dtype,
-                     std::vector<int64_t> shape, hvd::ReduceOp op = hvd::ReduceOp::kSum) {
+control::Request join_request(const std::string& name, control::OpType type, DataType dtype,
+                              std::vector<int64_t> shape, hvd::ReduceOp op = hvd::ReduceOp::kSum) {
   return hvd::test::request(name, type, dtype, std::move(shape), op);
 }
 
 // What hvd::join() does over a Runtime: returns the last joined rank, or the error.
 hvd::Status join(core::Runtime& rt, int* last) {
   BufferView none{nullptr, 0, DataType::kUInt8, {}};
-  auto h = rt.enqueue(req(control::kJoinName, control::OpType::kJoin, DataType::kUInt8, {0}), none,
-                      none);
+  auto h = rt.enqueue(
+      join_request(control::kJoinName, control::OpType::kJoin, DataType::kUInt8, {0}), none, none);
   hvd::Status s = h->wait();
   *last = h->last_joined_rank;
   return s;
@@ -62,8 +62,8 @@ hvd::Status allreduce(core::Runtime& rt, const std::string& name, std::vector<do
                       ReduceOp op = ReduceOp::kSum) {
   BufferView b{data.data(), data.size(), DataType::kFloat64, {}};
   return rt
-      .enqueue(req(name, control::OpType::kAllreduce, DataType::kFloat64,
-                   {static_cast<int64_t>(data.size())}, op),
+      .enqueue(join_request(name, control::OpType::kAllreduce, DataType::kFloat64,
+                            {static_cast<int64_t>(data.size())}, op),
                b, b)
       ->wait();
 }
@@ -79,7 +79,7 @@ TEST_CASE("join: uneven steps per rank, sums over the ranks that submitted, zero
     for (int size : {1, 2, 3, 4}) {
       CAPTURE(cache);
       CAPTURE(size);
-      spawn(
+      spawn_joining(
           size,
           [size](int rank, core::Runtime& rt) {
             for (int step = 0; step < steps_of(rank); ++step) {
@@ -87,10 +87,10 @@ TEST_CASE("join: uneven steps per rank, sums over the ranks that submitted, zero
               std::vector<double> a(3, rank + 1.0), b(5, 10.0 * (rank + 1));
               BufferView av{a.data(), a.size(), DataType::kFloat64, {}};
               BufferView bv{b.data(), b.size(), DataType::kFloat64, {}};
-              auto ha = rt.enqueue(req("a", control::OpType::kAllreduce, DataType::kFloat64, {3}),
-                                   av, av);
-              auto hb = rt.enqueue(req("b", control::OpType::kAllreduce, DataType::kFloat64, {5}),
-                                   bv, bv);
+              auto ha = rt.enqueue(
+                  join_request("a", control::OpType::kAllreduce, DataType::kFloat64, {3}), av, av);
+              auto hb = rt.enqueue(
+                  join_request("b", control::OpType::kAllreduce, DataType::kFloat64, {5}), bv, bv);
               REQUIRE(ha->wait().ok());
               REQUIRE(hb->wait().ok());
               double want = 0;  // ranks that still have data at this step
@@ -107,7 +107,7 @@ TEST_CASE("join: uneven steps per rank, sums over the ranks that submitted, zero
 }
 
 TEST_CASE("join: average divides by every rank, joined ones included (Horovod's semantics)") {
-  spawn(4, [](int rank, core::Runtime& rt) {
+  spawn_joining(4, [](int rank, core::Runtime& rt) {
     for (int step = 0; step < steps_of(rank); ++step) {
       std::vector<double> g(4, 8.0);
       REQUIRE(allreduce(rt, "avg", g, ReduceOp::kAverage).ok());
@@ -120,7 +120,7 @@ TEST_CASE("join: average divides by every rank, joined ones included (Horovod's 
 }
 
 TEST_CASE("join: with nothing in flight, twice in a row, and collectives afterwards") {
-  spawn(3, [](int rank, core::Runtime& rt) {
+  spawn_joining(3, [](int rank, core::Runtime& rt) {
     const int first = join_ok(rt);
     CHECK(first >= 0);
     CHECK(first < 3);
@@ -131,7 +131,7 @@ TEST_CASE("join: with nothing in flight, twice in a row, and collectives afterwa
     CHECK(x[0] == 6.0);
     std::vector<float> b(2, static_cast<float>(rank));
     BufferView bb{b.data(), b.size(), DataType::kFloat32, {}};
-    control::Request br = req("bc", control::OpType::kBroadcast, DataType::kFloat32, {2});
+    control::Request br = join_request("bc", control::OpType::kBroadcast, DataType::kFloat32, {2});
     br.root = 1;
     REQUIRE(rt.enqueue(br, bb, bb)->wait().ok());
     CHECK(b[1] == 1.0f);
@@ -145,18 +145,20 @@ TEST_CASE("join: with nothing in flight, twice in a row, and collectives afterwa
   });
 }
 
-TEST_CASE("join: other collectives fail on the ranks that submitted them, naming the joined; "
-          "a min takes the zeros") {
+TEST_CASE(
+    "join: other collectives fail on the ranks that submitted them, naming the joined; "
+    "a min takes the zeros") {
   for (size_t cache : {size_t{1024}, size_t{0}}) {
     CAPTURE(cache);
-    spawn(
+    spawn_joining(
         3,
         [](int rank, core::Runtime& rt) {
           // A broadcast every rank runs first, so that (with the cache on) it is cached, and the
           // refusal below goes through the joined rank's invalidation of it.
           std::vector<float> b(2, static_cast<float>(rank));
           BufferView bb{b.data(), b.size(), DataType::kFloat32, {}};
-          control::Request br = req("bc", control::OpType::kBroadcast, DataType::kFloat32, {2});
+          control::Request br =
+              join_request("bc", control::OpType::kBroadcast, DataType::kFloat32, {2});
           br.root = 2;
           REQUIRE(rt.enqueue(br, bb, bb)->wait().ok());
           if (rank == 2) {
@@ -171,7 +173,8 @@ TEST_CASE("join: other collectives fail on the ranks that submitted them, naming
           std::vector<int32_t> g(2, rank);
           BufferView gb{g.data(), g.size(), DataType::kInt32, {}};
           const hvd::Status gs =
-              rt.enqueue(req("g", control::OpType::kAllgather, DataType::kInt32, {1, 2}), gb, gb)
+              rt.enqueue(join_request("g", control::OpType::kAllgather, DataType::kInt32, {1, 2}),
+                         gb, gb)
                   ->wait();
           CHECK_MESSAGE(
               gs.message().find("only allreduce runs with joined ranks") != std::string::npos,
@@ -197,13 +200,14 @@ TEST_CASE("join: other collectives fail on the ranks that submitted them, naming
 }
 
 TEST_CASE("join: a rank that joined with a tensor of its own in flight contributes that tensor") {
-  spawn(2, [](int rank, core::Runtime& rt) {
+  spawn_joining(2, [](int rank, core::Runtime& rt) {
     std::vector<double> mine(2, rank + 1.0);
     BufferView mv{mine.data(), mine.size(), DataType::kFloat64, {}};
     std::shared_ptr<core::HandleState> h;
     if (rank == 0) {
       // Submitted, then joined before it completes: its data still counts.
-      h = rt.enqueue(req("own", control::OpType::kAllreduce, DataType::kFloat64, {2}), mv, mv);
+      h = rt.enqueue(join_request("own", control::OpType::kAllreduce, DataType::kFloat64, {2}), mv,
+                     mv);
       join_ok(rt);  // which rank joined last depends on the threads' timing here
       REQUIRE(h->wait().ok());
       CHECK(mine[0] == 3.0);
@@ -216,13 +220,15 @@ TEST_CASE("join: a rank that joined with a tensor of its own in flight contribut
 }
 
 TEST_CASE("join: a grouped allreduce runs whole with zeros for the joined ranks") {
-  spawn(3, [](int rank, core::Runtime& rt) {
+  spawn_joining(3, [](int rank, core::Runtime& rt) {
     for (int step = 0; step < steps_of(rank); ++step) {
       std::vector<double> a(2, 1.0), b(3, 2.0);
       BufferView av{a.data(), a.size(), DataType::kFloat64, {}};
       BufferView bv{b.data(), b.size(), DataType::kFloat64, {}};
-      control::Request ra = req("grp.a", control::OpType::kAllreduce, DataType::kFloat64, {2});
-      control::Request rb = req("grp.b", control::OpType::kAllreduce, DataType::kFloat64, {3});
+      control::Request ra =
+          join_request("grp.a", control::OpType::kAllreduce, DataType::kFloat64, {2});
+      control::Request rb =
+          join_request("grp.b", control::OpType::kAllreduce, DataType::kFloat64, {3});
       ra.group = rb.group = 7;
       for (auto& h : rt.enqueue_group({ra, rb}, {av, bv}, {av, bv})) REQUIRE(h->wait().ok());
       double with_data = 0;

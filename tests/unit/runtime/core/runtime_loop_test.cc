@@ -37,7 +37,7 @@ class CountingBackend : public hvd::test::FakeBackend {
   std::atomic<int>& allreduces_;
 };
 
-control::Request allreduce_of(const std::string& name, size_t count) {
+control::Request loop_allreduce_of(const std::string& name, size_t count) {
   control::Request r;
   r.name = name;
   r.type = control::OpType::kAllreduce;
@@ -76,7 +76,8 @@ std::vector<int> burst_of(int ranks, int tensors, std::chrono::milliseconds gap,
       if (t > 0) std::this_thread::sleep_for(gap);
       auto& x = data[static_cast<size_t>(t)];
       BufferView b{x.data(), x.size(), DataType::kFloat32, {}};
-      handles.push_back(rt.enqueue(allreduce_of("burst." + std::to_string(t), x.size()), b, b));
+      handles.push_back(
+          rt.enqueue(loop_allreduce_of("burst." + std::to_string(t), x.size()), b, b));
     }
     for (const auto& h : handles) {
       while (!h->done()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -96,8 +97,9 @@ std::vector<int> burst_of(int ranks, int tensors, std::chrono::milliseconds gap,
 
 }  // namespace
 
-TEST_CASE("loop: tensors submitted within a cycle time of the first share one cycle and one "
-          "fused allreduce") {
+TEST_CASE(
+    "loop: tensors submitted within a cycle time of the first share one cycle and one "
+    "fused allreduce") {
   // 5 tensors 2 ms apart, well inside a 300 ms cycle time: the enqueue of the first wakes the
   // loop, which waits out the cycle time for the rest (before, it voted at once, with only the
   // first, and the others followed in cycles of their own).
@@ -119,8 +121,9 @@ TEST_CASE("loop: tensors submitted more than a cycle time apart are not held for
   }
 }
 
-TEST_CASE("loop: a cycle time after a caller's cycle with nothing queued, enqueues wake the loop "
-          "again, without a vote") {
+TEST_CASE(
+    "loop: a cycle time after a caller's cycle with nothing queued, enqueues wake the loop "
+    "again, without a vote") {
   // The hooks of a training step's backward pass come after the optimizer's synchronize() ran
   // the previous step's cycles on the caller's thread, and nobody waits for them until the
   // next synchronize(): the loop must take them, so that they overlap the backward pass.
@@ -138,7 +141,8 @@ TEST_CASE("loop: a cycle time after a caller's cycle with nothing queued, enqueu
     for (int step = 0; step < 12; ++step) {
       std::vector<float> x{1.0f};
       BufferView b{x.data(), 1, DataType::kFloat32, {}};
-      REQUIRE(rt.enqueue(allreduce_of("caller." + std::to_string(step), 1), b, b)->wait().ok());
+      REQUIRE(
+          rt.enqueue(loop_allreduce_of("caller." + std::to_string(step), 1), b, b)->wait().ok());
       CHECK(x[0] == 2.0f);
     }
     REQUIRE(rt.turns().caller_ran_last());
@@ -148,7 +152,7 @@ TEST_CASE("loop: a cycle time after a caller's cycle with nothing queued, enqueu
     CHECK(rt.turns().loop_cycles() == loop_before);  // handed back without a vote
     std::vector<float> y{static_cast<float>(rank)};
     BufferView b{y.data(), 1, DataType::kFloat32, {}};
-    const auto h = rt.enqueue(allreduce_of("hook", 1), b, b);
+    const auto h = rt.enqueue(loop_allreduce_of("hook", 1), b, b);
     while (!h->done()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     CHECK(h->wait().ok());
     CHECK(y[0] == 1.0f);

@@ -31,8 +31,8 @@ namespace ring = hvd::backends::ring;
 
 namespace {
 
-ring::CollectiveOptions doubling() { return {std::numeric_limits<size_t>::max()}; }
-ring::CollectiveOptions ring_only() { return {0}; }
+ring::CollectiveOptions pieces_doubling() { return {std::numeric_limits<size_t>::max()}; }
+ring::CollectiveOptions pieces_ring_only() { return {0}; }
 
 // Where the tensors of a fused response lie: each in its own allocation, or carved out of one
 // buffer in order (a framework's gradient bucket), where the pieces merge into runs (a gap of
@@ -119,19 +119,19 @@ std::string fused_once(ring::Transport& t, DataType dt, ReduceOp op,
 // for up to 8 ranks next to many smaller than one.
 const std::vector<size_t> kOddSizes = {0, 1, 3, 0, 7, 129, 1, 0, 1000, 2, 5, 0};
 
-void every_dtype_and_op(TransportKind kind) {
+void pieces_every_dtype_and_op(TransportKind kind) {
   for (int n = 1; n <= 8; ++n) {
     test::run_world(kind, n, [&](ring::Transport& t) {
       for (const DataType dt : test::kAllDtypes) {
         for (const ReduceOp op : test::kAllOps) {
           CHECK(fused_once(t, dt, op, kOddSizes, ring::CollectiveOptions{}) == "");
-          CHECK(fused_once(t, dt, op, kOddSizes, doubling()) == "");
-          CHECK(fused_once(t, dt, op, kOddSizes, ring_only()) == "");
-          CHECK(fused_once(t, dt, op, kOddSizes, doubling(), Layout::kCarved) == "");
-          CHECK(fused_once(t, dt, op, kOddSizes, ring_only(), Layout::kCarved) == "");
+          CHECK(fused_once(t, dt, op, kOddSizes, pieces_doubling()) == "");
+          CHECK(fused_once(t, dt, op, kOddSizes, pieces_ring_only()) == "");
+          CHECK(fused_once(t, dt, op, kOddSizes, pieces_doubling(), Layout::kCarved) == "");
+          CHECK(fused_once(t, dt, op, kOddSizes, pieces_ring_only(), Layout::kCarved) == "");
           // Fewer elements than ranks, and nothing at all.
-          CHECK(fused_once(t, dt, op, {0, 1, 0}, ring_only()) == "");
-          CHECK(fused_once(t, dt, op, {0, 0}, ring_only()) == "");
+          CHECK(fused_once(t, dt, op, {0, 1, 0}, pieces_ring_only()) == "");
+          CHECK(fused_once(t, dt, op, {0, 0}, pieces_ring_only()) == "");
           CHECK(fused_once(t, dt, op, {}, ring::CollectiveOptions{}) == "");
         }
       }
@@ -161,11 +161,11 @@ void larger_than_a_chunk(TransportKind kind) {
 }  // namespace
 
 TEST_CASE("fused ring allreduce over pieces: every dtype and op over shm, 1 to 8 ranks") {
-  every_dtype_and_op(TransportKind::kShm);
+  pieces_every_dtype_and_op(TransportKind::kShm);
 }
 
 TEST_CASE("fused ring allreduce over pieces: every dtype and op over tcp, 1 to 8 ranks") {
-  every_dtype_and_op(TransportKind::kTcp);
+  pieces_every_dtype_and_op(TransportKind::kTcp);
 }
 
 TEST_CASE("fused ring allreduce over pieces: pieces larger than a chunk over shm") {
