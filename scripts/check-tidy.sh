@@ -3,7 +3,8 @@
 # clang-tidy over every production C++ source (launcher, runtime, libs, trainer, python/csrc,
 # tools), with the checks of .clang-tidy as errors: readability-function-size keeps the house
 # rule "no function over 60 lines", and a few bugprone checks. Uses the compile database of a
-# configured tree (scripts/build.sh writes one), so every file is parsed with its real flags.
+# configured tree (scripts/build.sh writes one), so every file is parsed with its real flags
+# (through a database-only tree beside it when that tree is a unity build).
 # Usage: scripts/check-tidy.sh [BUILD-DIR] [JOBS]   (defaults: build, nproc)
 # Exit 0: clean; 1: findings (printed, one per line with file:line); 2: cannot run.
 set -euo pipefail
@@ -13,6 +14,19 @@ jobs="${2:-$(nproc)}"
 command -v clang-tidy >/dev/null || { echo "check-tidy: clang-tidy is missing (apt-get install clang-tidy)" >&2; exit 2; }
 [ -f "$build_dir/compile_commands.json" ] ||
   { echo "check-tidy: no $build_dir/compile_commands.json: configure the tree first (scripts/build.sh)" >&2; exit 2; }
+
+# A unity build (HVD_UNITY_BUILD, cmake/HvdUnityBuild.cmake) compiles batches, and its database
+# names the batches instead of the files. Then a database-only tree beside it, configured with
+# the same features and flags but one entry per file, is what clang-tidy reads (a configure, no
+# build: every header it needs is in the sources or made at configure time).
+if grep -q '/Unity/unity_' "$build_dir/compile_commands.json"; then
+  mapfile -t same_options < <(grep -E '^(HVD_WITH_[A-Z0-9_]+|CMAKE_BUILD_TYPE|CMAKE_(C|CXX)_COMPILER|CMAKE_(C|CXX)_FLAGS_[A-Z]+):' \
+    "$build_dir/CMakeCache.txt" | sed -E 's/^([^:]*):[^=]*=(.*)$/-D\1=\2/')
+  cmake -S . -B "$build_dir/tidy-db" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+    -DHVD_UNITY_BUILD=OFF "${same_options[@]}" >/dev/null ||
+    { echo "check-tidy: could not configure $build_dir/tidy-db for a per-file compile database" >&2; exit 2; }
+  build_dir="$build_dir/tidy-db"
+fi
 
 # Only sources the database knows (a file of a part that is switched off, e.g. CUDA, is not).
 sources() {  # the tracked sources; every one under the folders when this is not a git checkout

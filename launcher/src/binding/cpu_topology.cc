@@ -9,6 +9,7 @@
 
 #include <hwloc.h>
 
+#include "binding/hwloc_failure.h"
 #include "hvd/error.h"
 
 namespace hvd::launcher::binding {
@@ -16,10 +17,6 @@ namespace {
 
 using TopologyPtr = std::unique_ptr<hwloc_topology, decltype(&hwloc_topology_destroy)>;
 using BitmapPtr = std::unique_ptr<hwloc_bitmap_s, decltype(&hwloc_bitmap_free)>;
-
-[[noreturn]] void throw_hwloc_failure(const char* what) {
-  throw InternalError(str_cat("hwloc: ", what, " failed: ", std::strerror(errno)));
-}
 
 TopologyPtr load_without_io() {
   hwloc_topology_t raw = nullptr;

@@ -12,10 +12,14 @@
 
 #include <hwloc.h>
 
+#include "binding/hwloc_failure.h"
 #include "hvd/error.h"
+#include "util/text.h"
 
 namespace hvd::launcher::binding {
 namespace {
+
+using util::trim;
 
 using TopologyPtr = std::unique_ptr<hwloc_topology, decltype(&hwloc_topology_destroy)>;
 
@@ -25,12 +29,6 @@ constexpr unsigned short k3dControllerClass = 0x0302;  // data-centre GPUs (A100
 
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 std::vector<Gpu> parse_visible_devices(std::string_view value) {
@@ -59,10 +57,6 @@ int count_device_files(const std::string& dev_dir) {
     if (fs::is_character_file(status) || fs::is_regular_file(status)) ++count;
   }
   return count;
-}
-
-[[noreturn]] void throw_hwloc_failure(const char* what) {
-  throw InternalError(str_cat("hwloc: ", what, " failed: ", std::strerror(errno)));
 }
 
 TopologyPtr load_with_pci() {

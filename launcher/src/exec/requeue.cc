@@ -11,15 +11,13 @@
 #include "hvd/error.h"
 #include "proc/checkpoint_file.h"
 #include "proc/command_output.h"
+#include "proc/signal_name.h"
 #include "slurm/slurm_tools.h"
 
 namespace hvd::launcher::exec {
 namespace {
 
-std::string signal_name(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-}
+using proc::signal_name;
 
 std::string seconds_since(std::chrono::steady_clock::time_point t) {
   const std::chrono::duration<double> d = std::chrono::steady_clock::now() - t;
@@ -87,8 +85,8 @@ NoticeReply PreemptionHandler::on_notice(int sig) {
                         strerror(errno), ")");
   }
   if (!requeue_on_signal_) {
-    reply.message = str_cat("received ", signal_name(sig), "; forwarded it to every rank",
-                            file_note);
+    reply.message =
+        str_cat("received ", signal_name(sig), "; forwarded it to every rank", file_note);
     return reply;
   }
   reply.message = str_cat("received ", signal_name(sig), " (preemption notice); forwarded it to ",
@@ -108,8 +106,8 @@ int PreemptionHandler::finish(int exit_code, bool grace_overrun, const EnvMap& e
   }
   const std::string scontrol = slurm::find_slurm_tool("scontrol", env);
   // Said before: Slurm ends this batch step (hvdrun too) as it requeues the job.
-  say(str_cat("all ranks exited 0 after ", signal_name(notice_signal_), "; requeueing job ",
-              job_id, " (scontrol requeue), ", seconds_since(*notice_at_), " after the notice"));
+  say(str_cat("all ranks exited 0 after ", signal_name(notice_signal_), "; requeueing job ", job_id,
+              " (scontrol requeue), ", seconds_since(*notice_at_), " after the notice"));
   const proc::CommandOutput out = proc::run_for_output({scontrol, "requeue", job_id}, env);
   if (out.exit_code != 0) {
     throw SchedulerError(str_cat("all ranks exited 0 after ", signal_name(notice_signal_),

@@ -12,9 +12,12 @@
 #include <cstring>
 
 #include "hvd/error.h"
+#include "proc/signal_name.h"
 
 namespace hvd::launcher::exec {
 namespace {
+
+using proc::signal_name;
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
@@ -27,11 +30,6 @@ sigset_t forwarded_set() {
 }
 
 bool is_terminating(int sig) { return sig != SIGUSR1 && sig != SIGUSR2; }
-
-std::string signal_name(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-}
 
 // hvdrun's own messages share stderr with the ranks' tagged lines and go through the same
 // writer, so that the order on screen matches the order of events and a stderr that does not
@@ -103,9 +101,9 @@ void Supervisor::spawn_all() {
     if (err != 0 && !failure_) {
       say(router_, str_cat(ranks_[i].child.name, ": cannot execute '",
                            ranks_[i].child.request.program, "': ", std::strerror(err)));
-      failure_ = Failure{static_cast<int>(i), 127, ranks_[i].child.name,
-                         ranks_[i].child.output_rank,
-                         str_cat(ranks_[i].child.name, " could not execute its program")};
+      failure_ =
+          Failure{static_cast<int>(i), 127, ranks_[i].child.name, ranks_[i].child.output_rank,
+                  str_cat(ranks_[i].child.name, " could not execute its program")};
     }
   }
   if (failure_) stop_all(SIGTERM, "");
@@ -163,7 +161,8 @@ void Supervisor::event_loop() {
     if (notice_stop_at_ && !kill_deadline_ && Clock::now() >= *notice_stop_at_ &&
         live_ranks() > 0) {
       notice_grace_overrun_ = true;
-      stop_all(SIGTERM, str_cat(live_ranks(), " rank(s) still running after the checkpoint grace; "
+      stop_all(SIGTERM, str_cat(live_ranks(),
+                                " rank(s) still running after the checkpoint grace; "
                                 "sending SIGTERM"));
     }
     // Not while backlogged: then the ranks' output waits unread in their pipes.
@@ -317,13 +316,12 @@ void Supervisor::on_exit(int rank, int status) {
     code = WEXITSTATUS(status);
     how = str_cat("exited with code ", code);
   }
-  std::string who =
-      r.child.output_rank >= 0 ? str_cat("rank ", r.child.output_rank) : r.child.name;
+  std::string who = r.child.output_rank >= 0 ? str_cat("rank ", r.child.output_rank) : r.child.name;
   Failure failure{rank, code, who, r.child.output_rank, str_cat(r.child.name, " ", how)};
   if (r.child.explain_failure) {
     if (const auto explained = r.child.explain_failure()) {
-      failure = Failure{rank, explained->exit_code, explained->who, explained->rank,
-                        explained->how};
+      failure =
+          Failure{rank, explained->exit_code, explained->who, explained->rank, explained->how};
       how = str_cat(how, "; first failure: ", explained->how);
     }
   }

@@ -25,12 +25,12 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The text is quoted whole when short; a long one (up to 128 KiB in a variable) is cut so the
 // error stays one readable line.
-[[noreturn]] void fail(std::string_view text, const std::string& what) {
+[[noreturn]] void fail_hostlist(std::string_view text, const std::string& what) {
   constexpr size_t kQuoted = 100;
-  throw SchedulerError(str_cat("hostlist '", text.substr(0, kQuoted),
-                               text.size() > kQuoted ? str_cat("...' (", text.size(), " chars)")
-                                                     : std::string("'"),
-                               ": ", what));
+  throw SchedulerError(
+      str_cat("hostlist '", text.substr(0, kQuoted),
+              text.size() > kQuoted ? str_cat("...' (", text.size(), " chars)") : std::string("'"),
+              ": ", what));
 }
 
 // Splits the text into items at separators outside brackets, checking that brackets pair up.
@@ -45,13 +45,14 @@ std::vector<std::string_view> split_items(std::string_view text) {
     const bool at_end = i == text.size();
     const char c = at_end ? '\0' : text[i];
     if (open_at != std::string_view::npos) {
-      if (at_end) fail(text, str_cat("'[' at offset ", open_at, " is never closed"));
-      if (c == '[') fail(text, str_cat("'[' at offset ", i, " is nested inside another '['"));
+      if (at_end) fail_hostlist(text, str_cat("'[' at offset ", open_at, " is never closed"));
+      if (c == '[')
+        fail_hostlist(text, str_cat("'[' at offset ", i, " is nested inside another '['"));
       if (c == ']') open_at = std::string_view::npos;
       continue;
     }
     if (c == '[') open_at = i;
-    if (c == ']') fail(text, str_cat("']' at offset ", i, " has no matching '['"));
+    if (c == ']') fail_hostlist(text, str_cat("']' at offset ", i, " has no matching '['"));
     const bool comma = c == ',';
     if (!at_end && !comma && !is_space(c)) continue;
     if (i > start) {
@@ -61,7 +62,7 @@ std::vector<std::string_view> split_items(std::string_view text) {
     start = i + 1;
     if (!comma && !at_end) continue;
     if (items_in_piece == 0 && (comma || saw_comma)) {
-      fail(text, str_cat("empty item before offset ", i, " (two separators in a row?)"));
+      fail_hostlist(text, str_cat("empty item before offset ", i, " (two separators in a row?)"));
     }
     items_in_piece = 0;
     saw_comma = saw_comma || comma;
@@ -84,14 +85,14 @@ void expand_range(std::string_view text, std::string_view range, std::vector<std
                   std::uint64_t& values) {
   const auto parse_bound = [&](std::string_view num) {
     if (!num.empty() && num.front() == '-') {
-      fail(text, str_cat("range '", range, "': negative numbers are not allowed"));
+      fail_hostlist(text, str_cat("range '", range, "': negative numbers are not allowed"));
     }
     std::uint64_t value = 0;
     const char* end = num.data() + num.size();
     const bool digit_first = !num.empty() && is_digit(num.front());  // from_chars takes '+'
     const auto [ptr, ec] = std::from_chars(num.data(), end, value);
     if (!digit_first || ec != std::errc() || ptr != end) {
-      fail(text, str_cat("range '", range, "' is not N or N-M with decimal N <= M"));
+      fail_hostlist(text, str_cat("range '", range, "' is not N or N-M with decimal N <= M"));
     }
     return value;
   };
@@ -100,13 +101,14 @@ void expand_range(std::string_view text, std::string_view range, std::vector<std
   const std::uint64_t lo = parse_bound(lo_text);
   const std::uint64_t hi =
       dash == std::string_view::npos ? lo : parse_bound(range.substr(dash + 1));
-  if (hi < lo) fail(text, str_cat("range '", range, "' is descending"));
+  if (hi < lo) fail_hostlist(text, str_cat("range '", range, "' is descending"));
   if (hi - lo >= kMaxHosts || out.size() + (hi - lo) >= kMaxHosts) {
-    fail(text, str_cat("range '", range, "' makes more than ", kMaxHosts, " hosts"));
+    fail_hostlist(text, str_cat("range '", range, "' makes more than ", kMaxHosts, " hosts"));
   }
   if (values + (hi - lo) >= kMaxHosts) {
-    fail(text, str_cat("more than ", kMaxHosts, " hosts (its bracket groups hold more than ",
-                       kMaxHosts, " numbers in all)"));
+    fail_hostlist(text,
+                  str_cat("more than ", kMaxHosts, " hosts (its bracket groups hold more than ",
+                          kMaxHosts, " numbers in all)"));
   }
   values += hi - lo + 1;
   for (std::uint64_t v = lo;; ++v) {
@@ -118,7 +120,7 @@ void expand_range(std::string_view text, std::string_view range, std::vector<std
 // The values of one bracket group's contents ("1-3,007").
 std::vector<std::string> expand_group(std::string_view text, std::string_view group,
                                       std::uint64_t& values_so_far) {
-  if (group.empty()) fail(text, "empty brackets '[]'");
+  if (group.empty()) fail_hostlist(text, "empty brackets '[]'");
   std::vector<std::string> values;
   util::for_each_item(
       group, [&](std::string_view range) { expand_range(text, range, values, values_so_far); });
@@ -153,7 +155,8 @@ void append_product(std::string_view text, const Item& item, std::vector<std::st
   std::uint64_t count = 1;
   for (const auto& values : item.groups) {
     count *= values.size();  // each factor is <= kMaxHosts, so checking as we go cannot overflow
-    if (out.size() + count > kMaxHosts) fail(text, str_cat("more than ", kMaxHosts, " hosts"));
+    if (out.size() + count > kMaxHosts)
+      fail_hostlist(text, str_cat("more than ", kMaxHosts, " hosts"));
   }
   std::vector<size_t> fastest_first;
   if (n > 0) fastest_first.push_back(n - 1);
@@ -163,8 +166,8 @@ void append_product(std::string_view text, const Item& item, std::vector<std::st
     std::string name(item.texts[0]);
     for (size_t g = 0; g < n; ++g) name.append(item.groups[g][index[g]]).append(item.texts[g + 1]);
     if (name.size() > kMaxNameLength) {
-      fail(text, str_cat("host name '", name.substr(0, 40), "...' is longer than ", kMaxNameLength,
-                         " characters"));
+      fail_hostlist(text, str_cat("host name '", name.substr(0, 40), "...' is longer than ",
+                                  kMaxNameLength, " characters"));
     }
     out.push_back(std::move(name));
     for (const size_t g : fastest_first) {

@@ -19,7 +19,7 @@ using util::trim;
 // A whole-string non-negative decimal that fits an int; -1 otherwise.
 int parse_count(std::string_view s) { return util::parse_decimal(s, INT_MAX); }
 
-[[noreturn]] void fail(std::string_view text, const std::string& what) {
+[[noreturn]] void fail_counts(std::string_view text, const std::string& what) {
   throw SchedulerError(str_cat("per-node count list '", text, "': ", what));
 }
 
@@ -34,10 +34,11 @@ void expand_entry(std::string_view text, std::string_view entry, std::vector<int
     repeat = framed ? parse_count(tail.substr(2, tail.size() - 3)) : -1;
   }
   if (count < 0 || repeat < 1) {
-    fail(text, str_cat("entry '", entry, "' is not c or c(x#) with decimal c >= 0 and # >= 1"));
+    fail_counts(text,
+                str_cat("entry '", entry, "' is not c or c(x#) with decimal c >= 0 and # >= 1"));
   }
   if (out.size() + static_cast<size_t>(repeat) > kMaxEntries) {
-    fail(text, str_cat("more than ", kMaxEntries, " entries"));
+    fail_counts(text, str_cat("more than ", kMaxEntries, " entries"));
   }
   out.insert(out.end(), static_cast<size_t>(repeat), count);
 }

@@ -17,6 +17,11 @@ inline std::string_view trim(std::string_view s) {
   return s;
 }
 
+/// Whether `s` begins with `prefix`.
+inline bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
 /// The value of `s` when all of it is a non-negative decimal no larger than `max`; -1 otherwise.
 /// No sign, no spaces: parsers decide what may surround a number.
 inline int parse_decimal(std::string_view s, int max) {

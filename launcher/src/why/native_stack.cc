@@ -4,12 +4,12 @@
 #include <charconv>
 #include <sstream>
 
+#include "util/text.h"
+
 namespace hvd::launcher::why {
 namespace {
 
-bool starts_with(const std::string& s, const std::string& prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
+using util::starts_with;
 
 // "#1  0x0000556786231142 next_batch - /tmp/why_sleep"
 bool parse_frame_line(const std::string& line, Frame& frame, std::string& module) {

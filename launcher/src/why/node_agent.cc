@@ -16,8 +16,8 @@
 namespace hvd::launcher::why {
 namespace {
 
-constexpr std::chrono::milliseconds kConnectTimeout{3000};
-constexpr std::chrono::milliseconds kPollInterval{50};
+constexpr std::chrono::milliseconds kAgentConnectTimeout{3000};
+constexpr std::chrono::milliseconds kAgentPollInterval{50};
 
 // libhvd answers for its own process; only a process without it needs this agent's help.
 bool has_libhvd(pid_t pid) {
@@ -38,7 +38,7 @@ void send_dumps(store::KvClient& client, std::vector<LocalRank> waiting, const s
                 std::chrono::milliseconds wait) {
   const auto deadline = std::chrono::steady_clock::now() + wait;
   while (!waiting.empty() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(kPollInterval);
+    std::this_thread::sleep_for(kAgentPollInterval);
     for (auto it = waiting.begin(); it != waiting.end();) {
       const std::string key = hvd::why::why_rank_key(it->rank);
       if (client.try_get(key)) {
@@ -63,7 +63,7 @@ void send_dumps(store::KvClient& client, std::vector<LocalRank> waiting, const s
 int answer_for_node(const NodeAgentInput& input) {
   const std::vector<LocalRank> ranks = local_ranks(input.run_id, input.node);
   if (ranks.empty()) return 0;
-  store::KvClient client = store::connect_from_env(input.env, kConnectTimeout);
+  store::KvClient client = store::connect_from_env(input.env, kAgentConnectTimeout);
   std::vector<LocalRank> without_libhvd;
   for (const LocalRank& r : ranks) {
     const RankCondition c = process_condition(r.pid);

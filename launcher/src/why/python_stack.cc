@@ -4,12 +4,12 @@
 #include <charconv>
 #include <sstream>
 
+#include "util/text.h"
+
 namespace hvd::launcher::why {
 namespace {
 
-bool starts_with(const std::string& s, const std::string& prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
+using util::starts_with;
 
 // '  File "/a/b.py", line 88 in next_batch'
 std::optional<Frame> parse_frame(const std::string& line) {
@@ -28,8 +28,8 @@ std::optional<Frame> parse_frame(const std::string& line) {
 }
 
 bool is_library(const std::string& file) {
-  for (const char* marker : {"/lib/python3", "/site-packages/", "/dist-packages/",
-                             "/lib/hvdrun/", "/python/hvdrun/", "/python/why/"}) {
+  for (const char* marker : {"/lib/python3", "/site-packages/", "/dist-packages/", "/lib/hvdrun/",
+                             "/python/hvdrun/", "/python/why/"}) {
     if (file.find(marker) != std::string::npos) return true;
   }
   return starts_with(file, "<");  // <frozen importlib._bootstrap>, <string>
@@ -50,7 +50,8 @@ std::vector<ThreadStack> parse_python_stack(const std::string& text) {
       if (std::optional<Frame> f = parse_frame(line)) threads.back().frames.push_back(*f);
     }
   }
-  for (ThreadStack& t : threads) t.main = !t.frames.empty() && t.frames.back().function == "<module>";
+  for (ThreadStack& t : threads)
+    t.main = !t.frames.empty() && t.frames.back().function == "<module>";
   return threads;
 }
 
