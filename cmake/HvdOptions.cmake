@@ -15,10 +15,10 @@ option(HVD_BUILD_TESTS "Build the test suite" ON)
 # the fuzzers already cover there.
 option(HVD_BUILD_LAUNCHER_E2E "Build the launcher's end-to-end tests (tests/integration)" ON)
 option(HVD_WERROR "Treat compiler warnings as errors" OFF)
-# The launcher's libraries and the big test programs compile as unity builds
+# The libraries and the big test programs compile as unity builds
 # (cmake/HvdTestBuild.cmake): OFF compiles each file on its own, quicker when one file is edited
 # again and again.
-option(HVD_UNITY_BUILD "Compile the launcher's libraries and the big test programs as unity builds" ON)
+option(HVD_UNITY_BUILD "Compile the libraries and the big test programs as unity builds" ON)
 
 # hvd_resolve_feature(NAME FOUND): sets HVD_HAVE_<NAME> to 1 or 0 from the option and
 # whether the package was found; fails configuration when the option is ON but it is missing.

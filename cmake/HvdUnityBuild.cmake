@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # hvd_unity_build(target): the target compiles its files in batches, each batch one translation
-# unit. Used for the launcher's libraries (launcher/CMakeLists.txt) and the big test programs
+# unit. Used for the libraries of libs/, runtime/, launcher/ and trainer/, hvd-bench and
+# hvd-preflight, and the big test programs
 # (runtime_unit, launcher_unit, launcher_integration, trainer_unit), whose files are many and
 # small: each one paid again for parsing the same headers (std, CLI11, json, doctest) and for
 # compiling the same inline code (CLI11's alone is 6 s a file at -O2). In batches of 16 they

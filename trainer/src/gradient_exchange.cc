@@ -3,14 +3,10 @@
 
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "must.h"
 
 namespace hvd::train {
 namespace {
-
-void must(const Status& s, const std::string& what) {
-  if (!s.ok())
-    throw BackendError(str_cat("hvd-train: rank ", rank(), ": ", what, ": ", s.message()));
-}
 
 TensorView float_view(float* data, size_t count) {
   return TensorView{data, DataType::kFloat32, {static_cast<int64_t>(count)}, Device{}};

@@ -7,14 +7,10 @@
 
 #include "hvd/hvd.h"
 #include "hvd/str_cat.h"
+#include "must.h"
 
 namespace hvd::train {
 namespace {
-
-void must(const Status& s, const std::string& what) {
-  if (!s.ok())
-    throw BackendError(str_cat("hvd-train: rank ", rank(), ": ", what, ": ", s.message()));
-}
 
 std::string ranks_text(const std::vector<int>& ranks) {
   std::string out = ranks.size() == 1 ? "rank " : "ranks ";
@@ -24,8 +20,8 @@ std::string ranks_text(const std::vector<int>& ranks) {
 
 // Every rank's `values` (the same count on each), rank after rank.
 std::vector<int64_t> gather(const std::string& name, std::vector<int64_t> values) {
-  const TensorView in{values.data(), DataType::kInt64, {1, static_cast<int64_t>(values.size())},
-                      Device{}};
+  const TensorView in{
+      values.data(), DataType::kInt64, {1, static_cast<int64_t>(values.size())}, Device{}};
   const Handle h = allgather_async(name, in);
   must(h.wait(), "parameter check");
   std::vector<int64_t> all(h.output().size() / sizeof(int64_t));
@@ -120,8 +116,8 @@ void verify_parameters(Mlp& model, int64_t step, int64_t every) {
                 : str_cat("the first that differs is ", slices[static_cast<size_t>(first)].name,
                           " (parameter ", first + 1, " of ", slices.size(), ")");
   throw DivergedError(str_cat("hvd-train: rank ", rank(), ": parameters differ between ranks ",
-                              "after step ", step + 1, " (--verify-every ", every, "): ",
-                              who_differs(digests), "; ", where,
+                              "after step ", step + 1, " (--verify-every ", every,
+                              "): ", who_differs(digests), "; ", where,
                               "; data-parallel training is broken"));
 }
 

@@ -9,22 +9,18 @@
 #include <iostream>
 
 #include "checkpoint.h"
-#include "test_crash.h"
 #include "checkpoint_notice.h"
-#include "param_verify.h"
 #include "hvd/error.h"
 #include "hvd/hvd.h"
 #include "hvd/str_cat.h"
+#include "must.h"
+#include "param_verify.h"
+#include "test_crash.h"
 
 namespace hvd::train {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-void must(const Status& s, const std::string& what) {
-  if (!s.ok())
-    throw BackendError(str_cat("hvd-train: rank ", rank(), ": ", what, ": ", s.message()));
-}
 
 template <typename T>
 TensorView host_view(std::vector<T>& v, DataType dtype) {
@@ -47,7 +43,7 @@ double process_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-bool file_exists(const std::string& path) {
+bool path_exists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
 }
@@ -101,7 +97,7 @@ void Trainer::restore_or_broadcast() {
   const size_t n = model_->parameter_count();
   std::vector<float> params(n), velocity(n);
   std::vector<int64_t> step{0};
-  if (rank_ == 0 && options_.resume && file_exists(options_.checkpoint_path)) {
+  if (rank_ == 0 && options_.resume && path_exists(options_.checkpoint_path)) {
     Checkpoint c = read_checkpoint(options_.checkpoint_path);
     // parse_checkpoint() tied the parameter count to the file's widths; both must be the model's,
     // or the upload below would read past the end of the checkpoint's arrays.

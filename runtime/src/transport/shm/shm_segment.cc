@@ -17,13 +17,12 @@
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
 #include "net/socket.h"
+#include "transport/errno_text.h"
 
 namespace hvd::backends::ring {
 namespace {
 
-constexpr uint64_t kMagic = 0x48564452494e4731;  // "HVDRING1"
-
-std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
+constexpr uint64_t kShmMagic = 0x48564452494e4731;  // "HVDRING1"
 
 size_t channel_stride(size_t capacity) { return sizeof(ShmChannel) + capacity; }
 
@@ -86,7 +85,7 @@ ShmSegment ShmSegment::create(const std::string& name, int rank, int size, size_
   seg.header_->pid = getpid();
   for (int s = 0; s < size; ++s) new (&seg.channel(s)) ShmChannel();
   std::atomic_thread_fence(std::memory_order_release);
-  seg.header_->magic = kMagic;
+  seg.header_->magic = kShmMagic;
   return seg;
 }
 
@@ -104,7 +103,7 @@ ShmSegment ShmSegment::open(const std::string& name, int rank, int size, size_t 
   }
   ShmSegment seg(name, map_fd(fd.get(), bytes, name), bytes, false);
   const ShmSegmentHeader& h = seg.header();
-  if (h.magic != kMagic || h.rank != static_cast<uint32_t>(rank) ||
+  if (h.magic != kShmMagic || h.rank != static_cast<uint32_t>(rank) ||
       h.size != static_cast<uint32_t>(size) || h.capacity != capacity) {
     throw BootstrapError(str_cat("ring shm: segment ", name, " belongs to rank ", h.rank, " of ",
                                  h.size, " with capacity ", h.capacity, ", not rank ", rank, " of ",

@@ -24,6 +24,7 @@
 #include "auth/handshake.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "transport/errno_text.h"
 
 namespace hvd::backends::ring {
 namespace {
@@ -32,8 +33,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kPurpose = "ring";
 constexpr size_t kHelloBytes = 16;
-
-std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 std::string encode(const Hello& h) {
   const uint32_t wire[4] = {htonl(h.magic), htonl(h.rank), htonl(h.size), htonl(h.scope)};

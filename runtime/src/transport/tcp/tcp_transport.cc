@@ -22,6 +22,7 @@
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "transport/errno_text.h"
 #include "transport/ring_peers.h"
 #include "transport/setup_timeout.h"
 #include "transport/tcp/tcp_links.h"
@@ -31,7 +32,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr uint32_t kMagic = 0x48564454;  // "HVDT"
+constexpr uint32_t kTcpMagic = 0x48564454;  // "HVDT"
 // Connections a listener queues before accept(): every lower peer may connect at once.
 constexpr int kBacklog = 1024;
 constexpr size_t kScratchBytes = size_t{1} << 20;  // a multiple of every element size
@@ -41,8 +42,6 @@ constexpr size_t kMaxRuns = 64;                    // pieces per sendmsg()/recvm
 // host (or a fast network) usually answers within microseconds, and a thread that sleeps
 // pays a wake-up, which on a busy machine can cost a scheduler time slice.
 constexpr auto kSpinBeforePoll = std::chrono::microseconds(50);
-
-std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 uint32_t fnv1a(const std::string& s) {
   uint32_t h = 2166136261u;
@@ -276,7 +275,7 @@ void TcpTransport::link(bootstrap::KvStore& store, const auth::RunSecret& secret
   LinkPlan plan;
   plan.rank = rank_;
   plan.size = size_;
-  plan.mine = Hello{kMagic, static_cast<uint32_t>(rank_), static_cast<uint32_t>(size_),
+  plan.mine = Hello{kTcpMagic, static_cast<uint32_t>(rank_), static_cast<uint32_t>(size_),
                     fnv1a(options_.scope)};
   std::vector<int> peers;
   if (options_.connect_all_at_setup) {
