@@ -16,7 +16,7 @@ option(HVD_BUILD_TESTS "Build the test suite" ON)
 option(HVD_BUILD_LAUNCHER_E2E "Build the launcher's end-to-end tests (tests/integration)" ON)
 option(HVD_WERROR "Treat compiler warnings as errors" OFF)
 # The libraries and the big test programs compile as unity builds
-# (cmake/HvdTestBuild.cmake): OFF compiles each file on its own, quicker when one file is edited
+# (cmake/HvdUnityBuild.cmake): OFF compiles each file on its own, quicker when one file is edited
 # again and again.
 option(HVD_UNITY_BUILD "Compile the libraries and the big test programs as unity builds" ON)
 

@@ -18,13 +18,12 @@
 
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "net/errno_text.h"
 
 namespace hvd::net {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 // "host:port" of the peer, for error messages; "fd N" when the socket is not connected.
 std::string peer_name(int fd) {

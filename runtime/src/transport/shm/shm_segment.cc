@@ -16,11 +16,13 @@
 
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
+#include "net/errno_text.h"
 #include "net/socket.h"
-#include "transport/errno_text.h"
 
 namespace hvd::backends::ring {
 namespace {
+
+using net::errno_text;
 
 constexpr uint64_t kShmMagic = 0x48564452494e4731;  // "HVDRING1"
 

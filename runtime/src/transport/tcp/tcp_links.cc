@@ -24,10 +24,12 @@
 #include "auth/handshake.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
-#include "transport/errno_text.h"
+#include "net/errno_text.h"
 
 namespace hvd::backends::ring {
 namespace {
+
+using net::errno_text;
 
 using Clock = std::chrono::steady_clock;
 

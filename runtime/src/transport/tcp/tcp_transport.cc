@@ -22,13 +22,15 @@
 #include "hvd/env_keys.h"
 #include "hvd/error.h"
 #include "hvd/str_cat.h"
-#include "transport/errno_text.h"
+#include "net/errno_text.h"
 #include "transport/ring_peers.h"
 #include "transport/setup_timeout.h"
 #include "transport/tcp/tcp_links.h"
 
 namespace hvd::backends::ring {
 namespace {
+
+using net::errno_text;
 
 using Clock = std::chrono::steady_clock;
 
