@@ -35,7 +35,8 @@
 # 1 -> 2 ranks, and per size the allreduce times and ratio hvd/gloo (target <= 1.0). Ends with
 # the load average. Rank 0's process CPU time per image (all its threads, in each side's own
 # steps) is printed too. "local/ddp" is the ceiling of hvd/ddp: the rate of the same steps with
-# nothing communicated and no wrapper, over DDP's.
+# nothing communicated and no wrapper, timed on the slowest rank (each rank trains "local" at its
+# own core's pace, and a synchronous step waits for the slowest), over DDP's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hvdrun="${HVDRUN:-./build/bin/hvdrun}"
@@ -102,7 +103,7 @@ run() {
   grep -o 'bench-torch: .*' <<<"$out"
 }
 
-declare -A img wait cpu verify_ms step_ms checks
+declare -A img slowest wait cpu verify_ms step_ms checks
 IFS=, read -ra model_list <<<"$models"
 for ((r = 1; r <= rounds; r++)); do
   for model in "${model_list[@]}"; do
@@ -118,6 +119,9 @@ for ((r = 1; r <= rounds; r++)); do
         if [ $((r % 2)) -eq 0 ]; then runs="hvdv sides"; else runs="sides hvdv"; fi
       fi
       for run_impl in $runs; do
+        # Not `done < <(run ...)`: a failed run's exit would end only that subshell, and the
+        # medians would quietly lose a round.
+        lines=$(run "$run_impl" "$model" "$np" "$order")
         while read -r line; do
           impl=$(sed -n 's/^bench-torch: impl \([a-z]*\) .*/\1/p' <<<"$line")
           [ "$run_impl" = hvdv ] && impl=${impl}v  # hvdv, ddpv, localv
@@ -126,9 +130,10 @@ for ((r = 1; r <= rounds; r++)); do
           step_ms["$model/$impl/$np"]+="$(field step_ms "$line") "
           checks["$model/$impl/$np"]="$(field verify_checks "$line")"
           img["$model/$impl/$np"]+="$(field 'img/s' "$line") "
+          slowest["$model/$impl/$np"]+="$(field 'slowest_rank_img/s' "$line") "
           wait["$model/$impl/$np"]+="$(field wait_ms "$line") "
           cpu["$model/$impl/$np"]+="$(field cpu_ms_per_img "$line") "
-        done < <(run "$run_impl" "$model" "$np" "$order")
+        done <<<"$lines"
       done
     done
   done
@@ -142,7 +147,7 @@ printf '%-9s %3s %10s %10s %8s %12s %12s %14s %14s %11s %9s\n' model np "hvd img
 for model in "${model_list[@]}"; do
   for np in 1 2; do
     h=$(med "${img[$model/hvd/$np]}") d=$(med "${img[$model/ddp/$np]}")
-    l=$(med "${img[$model/local/$np]}")
+    l=$(med "${slowest[$model/local/$np]}")
     printf '%-9s %3d %10.1f %10.1f %8.3f %12.2f %12.2f %14.3f %14.3f %11.1f %9.3f\n' "$model" \
       "$np" "$h" "$d" "$(awk -v h="$h" -v d="$d" 'BEGIN { print h / d }')" \
       "$(med "${wait[$model/hvd/$np]}")" "$(med "${wait[$model/ddp/$np]}")" \
@@ -154,7 +159,7 @@ for model in "${model_list[@]}"; do
     printf "%-9s scaling 1->2 ranks: hvd %.2fx (efficiency %.3f), ddp %.2fx (efficiency %.3f); 2-rank hvd/ddp %.3f (target >= 1.1)\n",
            m, h2 / h1, h2 / (2 * h1), d2 / d1, d2 / (2 * d1), h2 / d2 }'
 done
-echo "training: medians of $rounds round(s), hvd, ddp and local in the same processes in turns of a few steps; 1 thread per rank$(
+echo "training: medians of $rounds round(s), hvd, ddp and local in the same processes in turns of a few steps (local img/s: the slowest rank's); 1 thread per rank$(
   [ "$competitor" = 1 ] && echo "; a CPU-bound competitor on each core"); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if [ "$verify_every" -gt 0 ]; then

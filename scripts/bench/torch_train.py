@@ -17,12 +17,18 @@ run in blocks of --block steps, the sides' in turn (the order rotates per block)
 untimed barrier. So all sides see the same load and the same process (the same memory layout,
 core and start-up luck), which on a shared machine vary more between processes than the
 implementations differ; their ratios are then paired measurements. "local" trains each rank's
-copy on its own batches: the rate that no data-parallel implementation can exceed, so
-local/ddp is the ceiling of hvd/ddp.
+copy on its own batches: at the slowest rank's rate (slowest_rank_img/s below), the rate that
+no synchronous data-parallel implementation can exceed, so local/ddp is the ceiling of hvd/ddp.
 
 Rank 0 prints one line per side (impl hvd, ddp or local):
-  bench-torch: impl I model M np N batch B img/s X step_ms S wait_ms W cpu_ms_per_img C
-               sleeps_per_step Z preempted_per_step P verify_checks K verify_ms_per_step V
+  bench-torch: impl I model M np N batch B img/s X slowest_rank_img/s Y step_ms S wait_ms W
+               cpu_ms_per_img C sleeps_per_step Z preempted_per_step P verify_checks K
+               verify_ms_per_step V
+X: all ranks' images per second of rank 0's timed steps; Y: the same from the slowest rank's
+time. The two differ for "local" only (the others wait for each other every step): there each
+rank trains at its own core's pace, and a synchronous implementation's steps take at least the
+slowest rank's compute, so local's Y, not X, is the ceiling of hvd and ddp. On this VM one
+core is often 10-30% slower than the other.
 C: rank 0's process CPU time (all threads) in that side's timed steps, per image.
 K and V: under hvdrun --verify-every N (hvdrun.torch's parameter check), the checks rank 0 ran
 in the timed steps and the time they took, per timed step (0 without the option), each timed
@@ -131,6 +137,13 @@ class HvdSide:
     def barrier(self):
         self.hvd.barrier()
 
+    def max_over_ranks(self, value):
+        return self.hvd.allreduce(torch.tensor([value], dtype=torch.float64),
+                                  op=self.hvd.Max).item()
+
+    def close(self):
+        self.hvd.shutdown()
+
     def wait_per_step(self, steps, pool):
         return self.wait_s / steps
 
@@ -167,6 +180,16 @@ class DdpSide:
     def barrier(self):
         self.dist.barrier()
 
+    def max_over_ranks(self, value):
+        t = torch.tensor([value], dtype=torch.float64)
+        self.dist.all_reduce(t, op=self.dist.ReduceOp.MAX)
+        return t.item()
+
+    def close(self):
+        # Before the interpreter's finalization: torch 1.13's gloo threads, left running into
+        # it, abort the process now and then ("terminate called without an active exception").
+        self.dist.destroy_process_group()
+
     def wait_per_step(self, steps, pool):
         with_communication, self.backward_s = self.backward_s, 0.0
         for i in range(steps):
@@ -189,6 +212,12 @@ class LocalSide:
     def barrier(self):
         if self.peer:
             self.peer.barrier()
+
+    def max_over_ranks(self, value):
+        return self.peer.max_over_ranks(value) if self.peer else value
+
+    def close(self):
+        pass
 
     def start_timing(self):
         pass
@@ -285,19 +314,23 @@ def main():
 
     for side, meter in zip(sides, meters):
         wait_s = side.wait_per_step(args.steps, pool)
+        slowest_wall_s = side.max_over_ranks(meter.wall_s)
         side.barrier()
         if rank != 0:
             continue
         images = meter.steps * args.batch_size
         checks = side.checks
-        print('bench-torch: impl %s model %s np %d batch %d img/s %.1f step_ms %.2f wait_ms %.2f '
-              'cpu_ms_per_img %.3f sleeps_per_step %.1f preempted_per_step %.1f '
-              'verify_checks %d verify_ms_per_step %.4f'
+        print('bench-torch: impl %s model %s np %d batch %d img/s %.1f slowest_rank_img/s %.1f '
+              'step_ms %.2f wait_ms %.2f cpu_ms_per_img %.3f sleeps_per_step %.1f '
+              'preempted_per_step %.1f verify_checks %d verify_ms_per_step %.4f'
               % (side.name, args.model, world, args.batch_size, world * images / meter.wall_s,
-                 1e3 * meter.wall_s / meter.steps, 1e3 * wait_s, 1e3 * meter.cpu_s / images,
-                 meter.sleeps / meter.steps, meter.preempted / meter.steps, checks['checks'],
+                 world * images / slowest_wall_s, 1e3 * meter.wall_s / meter.steps,
+                 1e3 * wait_s, 1e3 * meter.cpu_s / images, meter.sleeps / meter.steps,
+                 meter.preempted / meter.steps, checks['checks'],
                  1e3 * checks['seconds'] / meter.steps),
               flush=True)
+    for side in sides:
+        side.close()
 
 
 if __name__ == '__main__':
