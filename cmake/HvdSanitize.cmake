@@ -2,8 +2,9 @@
 # Sanitizer and fuzzing builds (scripts/test.sh runs both; see fuzz/README.md).
 #
 # HVD_SANITIZE: a -fsanitize= list for the whole build, e.g. "address,undefined" or "thread".
-# HVD_BUILD_FUZZ: the libFuzzer targets in fuzz/ (clang only). It instruments every target
-# with -fsanitize=fuzzer-no-link for coverage and defaults HVD_SANITIZE to address,undefined.
+# HVD_BUILD_FUZZ: the libFuzzer targets in fuzz/ (clang only). It defaults HVD_SANITIZE to
+# address,undefined; fuzz/CMakeLists.txt gives the fuzzers and the libraries they link
+# libFuzzer's coverage (-fsanitize=fuzzer-no-link).
 #
 # Global compile options (with HvdDebugInfo.cmake's, the only ones): a sanitizer must see every
 # translation unit (ASan's container annotations and TSan's view of memory break on a
@@ -19,7 +20,6 @@ if(HVD_BUILD_FUZZ)
   if(HVD_SANITIZE STREQUAL "")
     set(HVD_SANITIZE "address,undefined")
   endif()
-  add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=fuzzer-no-link>)
 endif()
 
 if(NOT HVD_SANITIZE STREQUAL "")

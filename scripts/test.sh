@@ -6,9 +6,10 @@
 # PyTorch extension) is compiled here.
 # Then a second tree with every optional dependency OFF (MPI, PMIx, CUDA, NCCL, Gloo, PyTorch),
 # so that the optional parts can never become required by accident. That tree is also the
-# sanitizer tree: clang with ASan+UBSan and libFuzzer's coverage, where the unit and process
-# tests run and every fuzz target a bounded number of runs over its seed corpus. A last, small
-# TSan tree runs the runtime's unit tests (ranks as threads).
+# sanitizer tree: clang with ASan+UBSan (libFuzzer's coverage only in the fuzz targets and the
+# libraries they link), where the unit and process tests run and every fuzz target a bounded
+# number of runs over its seed corpus. Its compile begins beside the main tree's tests. A last,
+# small TSan tree runs the runtime's unit tests (ranks as threads).
 #
 # One tree for the minimal build, ASan and the fuzz targets because CI's time is mostly
 # compiling: three trees of the same sources cost twice what one does, and found nothing more.
@@ -31,34 +32,8 @@ phase "dependencies"
 ./scripts/install-deps.sh
 phase "house rules: no production file over 400 lines"
 ./scripts/check-file-sizes.sh
-phase "main build (warnings are errors), every test, and clang-tidy beside them"
-./scripts/build.sh
-# clang-tidy (scripts/check-tidy.sh: .clang-tidy's checks as errors, among them "no function
-# over 60 lines") parses every production source once more. It runs at the lowest priority
-# beside the tests, many of which wait on processes and timers, so it takes the CPU they leave
-# rather than adding a phase. Its own session, so that a failing test stops all of it.
-tidy_log="$build_dir/check-tidy.log"
-setsid nice -n 19 ./scripts/check-tidy.sh "$build_dir" >"$tidy_log" 2>&1 &
-tidy_pid=$!
-trap 'kill -- -"$tidy_pid" 2>/dev/null || true' EXIT
-ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600 "$@"
-if ! wait "$tidy_pid"; then
-  cat "$tidy_log"
-  exit 1
-fi
-trap - EXIT
-cat "$tidy_log"
-
 without_optional=(-DHVD_WITH_MPI=OFF -DHVD_WITH_PMIX=OFF -DHVD_WITH_CUDA=OFF -DHVD_WITH_NCCL=OFF
                   -DHVD_WITH_GLOO=OFF -DHVD_WITH_TORCH=OFF)
-if [ "${HVD_TEST_SANITIZERS:-1}" = 0 ]; then
-  phase "minimal build: every optional dependency OFF (sanitizers skipped: HVD_TEST_SANITIZERS=0)"
-  HVD_BUILD_DIR="$build_dir-minimal" ./scripts/build.sh "${without_optional[@]}"
-  ctest --test-dir "$build_dir-minimal" --output-on-failure -j "$(nproc)" --timeout 600 -L unit
-  phase "done"
-  exit 0
-fi
-
 # -O1 with line tables only: what the sanitizers' own documentation recommends, and about half
 # the compile time of RelWithDebInfo's -O2 -g. Assertions stay on (no NDEBUG).
 sanitized_build() {  # DIR CMAKE-ARGS...: configures DIR with clang, every option OFF, the args
@@ -70,17 +45,58 @@ sanitized_build() {  # DIR CMAKE-ARGS...: configures DIR with clang, every optio
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
     "${without_optional[@]}" "$@" >/dev/null
 }
+# The ASan tree: HVD_BUILD_FUZZ instruments it for libFuzzer and defaults HVD_SANITIZE to
+# address,undefined. Without the launcher's end-to-end tests (HVD_BUILD_LAUNCHER_E2E,
+# cmake/HvdOptions.cmake): one hvdrun job per case, they took more of CI's time under ASan than
+# all the rest of its phase, and they run in the main phase.
+asan_tree=(-DHVD_WERROR=ON -DHVD_BUILD_FUZZ=ON -DHVD_BUILD_LAUNCHER_E2E=OFF)
+sanitizers="${HVD_TEST_SANITIZERS:-1}"
+
+phase "main build (warnings are errors), then every test, with clang-tidy and the ASan tree's compile beside them"
+./scripts/build.sh
+# Beside the tests, at the lowest priority, in a process group of its own (so that a failing
+# test stops all of it): clang-tidy (scripts/check-tidy.sh: .clang-tidy's checks as errors, among
+# them "no function over 60 lines"), then the ASan tree's compile. Many tests wait on processes
+# and timers; this takes the CPU they leave (about a quarter of two cores) rather than adding
+# to the phases after. A compile error there is reported by the ASan phase, which builds the
+# tree again (only what is left).
+tidy_log="$build_dir/check-tidy.log"
+beside() {
+  renice -n 19 -p "$BASHPID" >/dev/null
+  ./scripts/check-tidy.sh "$build_dir" >"$tidy_log" 2>&1 || return
+  [ "$sanitizers" = 0 ] && return 0
+  { sanitized_build "$build_dir-asan" "${asan_tree[@]}" &&
+    cmake --build "$build_dir-asan" -j "$(nproc)"; } >"$build_dir-asan-beside.log" 2>&1 || true
+}
+set -m  # the job in a process group of its own
+beside &
+beside_pid=$!
+set +m
+trap 'kill -- -"$beside_pid" 2>/dev/null || true' EXIT
+ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600 "$@"
+phase "clang-tidy, and the rest of the ASan tree's compile begun beside the tests"
+if ! wait "$beside_pid"; then
+  cat "$tidy_log"
+  exit 1
+fi
+trap - EXIT
+cat "$tidy_log"
+
+if [ "$sanitizers" = 0 ]; then
+  phase "minimal build: every optional dependency OFF (sanitizers skipped: HVD_TEST_SANITIZERS=0)"
+  HVD_BUILD_DIR="$build_dir-minimal" ./scripts/build.sh "${without_optional[@]}"
+  ctest --test-dir "$build_dir-minimal" --output-on-failure -j "$(nproc)" --timeout 600 -L unit
+  phase "done"
+  exit 0
+fi
+
 # Stop at the first report, with a stack; leaks are reported at exit.
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp"
 
 phase "minimal build under ASan + UBSan (clang, warnings are errors), with the fuzz targets"
-# HVD_BUILD_FUZZ instruments the tree for libFuzzer and defaults HVD_SANITIZE to address,undefined.
-# Without the launcher's end-to-end tests (HVD_BUILD_LAUNCHER_E2E, cmake/HvdOptions.cmake): one
-# hvdrun job per case, they took more of CI's time under ASan than all the rest of this phase,
-# and they run in the main phase above.
-sanitized_build "$build_dir-asan" -DHVD_WERROR=ON -DHVD_BUILD_FUZZ=ON -DHVD_BUILD_LAUNCHER_E2E=OFF
+sanitized_build "$build_dir-asan" "${asan_tree[@]}"
 cmake --build "$build_dir-asan" -j "$(nproc)"
 phase "ASan + UBSan: unit and process tests"
 # Left out: the Slurm cluster, GPU and MPI labels (not built here), the framework tests
