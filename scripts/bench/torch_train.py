@@ -25,7 +25,7 @@ Rank 0 prints one line per side (impl hvd, ddp or local):
                cpu_ms_per_img C sleeps_per_step Z preempted_per_step P verify_checks K
                verify_ms_per_step V
 X: all ranks' images per second of rank 0's timed steps; Y: the same from the slowest rank's
-time. The two differ for "local" only (the others wait for each other every step): there each
+time. They differ much only for "local" (the others wait for each other every step): there each
 rank trains at its own core's pace, and a synchronous implementation's steps take at least the
 slowest rank's compute, so local's Y, not X, is the ceiling of hvd and ddp. On this VM one
 core is often 10-30% slower than the other.
