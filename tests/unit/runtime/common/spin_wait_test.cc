@@ -52,9 +52,12 @@ TEST_CASE("spin_briefly: other threads poll until ready; the flag is the thread'
     hvd::set_waits_may_spin(false);
     std::thread([] {
       CHECK(hvd::waits_may_spin());  // a new thread starts with its own, default flag
+      // A second look, whatever the load: the first is before the clock is read, and the
+      // loop looks once more before it compares the clock (a third would need the thread to
+      // run on within the 50 us, which a loaded machine does not promise).
       int looks = 0;
-      CHECK(hvd::spin_briefly([&] { return ++looks >= 3; }));
-      CHECK(looks == 3);
+      CHECK(hvd::spin_briefly([&] { return ++looks >= 2; }));
+      CHECK(looks == 2);
     }).join();
   }).join();
 }
@@ -77,7 +80,7 @@ TEST_CASE("spin_briefly: a thread that runs on one CPU looks once, one on two po
     REQUIRE(confine_to(2));
     CHECK_FALSE(hvd::on_one_cpu());
     int looks = 0;
-    CHECK(hvd::spin_briefly([&] { return ++looks >= 3; }));
-    CHECK(looks == 3);
+    CHECK(hvd::spin_briefly([&] { return ++looks >= 2; }));  // a second look (see above)
+    CHECK(looks == 2);
   }).join();
 }
